@@ -1,0 +1,134 @@
+"""Datasets of an event: names, Hive table symlinks, schemas, statistics, output types."""
+
+import re
+import uuid
+from typing import Any
+
+import orjson
+
+from consumer.extract.facets import Json, count, items, obj, text
+from consumer.records import (
+    DatasetKey,
+    DatasetRecord,
+    Extracted,
+    LocationRecord,
+    SchemaRecord,
+    SymlinkRecord,
+)
+from shared.enums import OutputType, SymlinkType
+from shared.naming import Namespace, normalize_dataset_name, parse_namespace
+
+SCHEMA_NAMESPACE = uuid.UUID("6f1b3c4e-8a5d-4f2e-9b7a-2c1d0e9f8a7b")
+
+LIFECYCLE = {
+    "CREATE": OutputType.CREATE,
+    "ALTER": OutputType.ALTER,
+    "RENAME": OutputType.RENAME,
+    "OVERWRITE": OutputType.OVERWRITE,
+    "DROP": OutputType.DROP,
+    "TRUNCATE": OutputType.TRUNCATE,
+}
+SQL_VERBS = {
+    "CREATE": OutputType.CREATE,
+    "ALTER": OutputType.ALTER,
+    "DROP": OutputType.DROP,
+    "TRUNCATE": OutputType.TRUNCATE,
+    "INSERT": OutputType.APPEND,
+    "MERGE": OutputType.APPEND,
+    "UPDATE": OutputType.APPEND,
+    "DELETE": OutputType.APPEND,
+    "COPY": OutputType.APPEND,
+}
+_FIRST_WORD = re.compile(r"\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*([A-Za-z]+)(\s+[A-Za-z]+)?", re.S)
+
+
+def add_location(out: Extracted, ns: Namespace) -> None:
+    out.locations.append(
+        LocationRecord(ns.location_type, ns.location_name, frozenset(ns.addresses))
+    )
+
+
+def dataset_key(out: Extracted, namespace: str, name: str) -> DatasetKey:
+    """Record a dataset (and its location) by its OpenLineage namespace and name."""
+    ns = parse_namespace(namespace)
+    add_location(out, ns)
+    record = DatasetRecord((ns.location_type, ns.location_name), _name(ns, name))
+    out.datasets.append(record)
+    return record.key
+
+
+def _name(ns: Namespace, name: str) -> str:
+    return normalize_dataset_name(ns.location_type, name)[:2000]
+
+
+def add_dataset(out: Extracted, dataset: Json) -> DatasetKey:
+    """Record a dataset with its symlinks; return the key its lineage is stored under.
+
+    A path with a Hive TABLE symlink is stored as the table (what users search
+    for), linked to the path both ways: path -METASTORE-> table, table -WAREHOUSE-> path.
+    """
+    key = dataset_key(out, str(dataset["namespace"]), str(dataset["name"]))
+    table = _table_symlink(out, dataset)
+    if table is None or table == key:
+        return key
+    out.symlinks.append(SymlinkRecord(key, table, SymlinkType.METASTORE))
+    out.symlinks.append(SymlinkRecord(table, key, SymlinkType.WAREHOUSE))
+    return table
+
+
+def _table_symlink(out: Extracted, dataset: Json) -> DatasetKey | None:
+    for ident in items(obj(dataset, "facets", "symlinks"), "identifiers"):
+        namespace, name = text(ident, "namespace"), text(ident, "name")
+        if namespace and name and (text(ident, "type") or "TABLE").upper() == "TABLE":
+            return dataset_key(out, namespace, name)
+    return None
+
+
+def schema_of(out: Extracted, dataset: Json) -> uuid.UUID | None:
+    """Record the dataset's schema once per distinct field list; return its digest."""
+    fields = items(obj(dataset, "facets", "schema"), "fields")
+    if not fields:
+        return None
+    clean = tuple(_field(f) for f in fields)
+    digest = uuid.uuid5(SCHEMA_NAMESPACE, orjson.dumps(clean, option=orjson.OPT_SORT_KEYS).decode())
+    out.schemas.append(SchemaRecord(digest, clean))
+    return digest
+
+
+def _field(field: Json) -> dict[str, Any]:
+    clean: dict[str, Any] = {"name": text(field, "name") or "", "type": text(field, "type")}
+    if description := text(field, "description"):
+        clean["description"] = description
+    if nested := items(field, "fields"):
+        clean["fields"] = [_field(f) for f in nested]
+    return clean
+
+
+def input_stats(dataset: Json) -> tuple[int | None, int | None, int | None]:
+    """(rows, bytes, files) from inputStatistics or the older dataQualityMetrics."""
+    facets = obj(dataset, "inputFacets")
+    stats = obj(facets, "inputStatistics") or obj(facets, "dataQualityMetrics")
+    return (count(stats, "rowCount"), count(stats, "size", "bytes"), count(stats, "fileCount"))
+
+
+def output_stats(dataset: Json) -> tuple[int | None, int | None, int | None]:
+    stats = obj(dataset, "outputFacets", "outputStatistics")
+    return (count(stats, "rowCount"), count(stats, "size", "bytes"), count(stats, "fileCount"))
+
+
+def output_types(dataset: Json, sql: str | None) -> int:
+    """Output kind from lifecycleStateChange, else the SQL statement verb, else APPEND."""
+    change = text(obj(dataset, "facets", "lifecycleStateChange"), "lifecycleStateChange")
+    if change and change.upper() in LIFECYCLE:
+        return int(LIFECYCLE[change.upper()])
+    return int(sql_output_type(sql) or OutputType.APPEND)
+
+
+def sql_output_type(sql: str | None) -> OutputType | None:
+    match = _FIRST_WORD.match(sql or "")
+    if match is None:
+        return None
+    verb, second = match.group(1).upper(), (match.group(2) or "").strip().upper()
+    if verb == "INSERT" and second == "OVERWRITE":
+        return OutputType.OVERWRITE
+    return SQL_VERBS.get(verb)

@@ -1,0 +1,55 @@
+"""Defensive readers for facet dicts: a facet of the wrong type reads as absent."""
+
+from collections.abc import Mapping
+from typing import Any
+
+Json = Mapping[str, Any]
+
+_EMPTY: Json = {}
+
+# PostgreSQL bigint range; statistics outside it (negative, 2^64) are dropped.
+_BIGINT_MAX = 2**63 - 1
+# Descriptive strings are bounded so one odd event cannot bloat a row.
+MAX_TEXT = 10_000
+
+
+def obj(value: Any, *path: str) -> Json:
+    """The dict at `path` inside value, or an empty dict."""
+    for key in path:
+        if not isinstance(value, Mapping):
+            return _EMPTY
+        value = value.get(key)
+    return value if isinstance(value, Mapping) else _EMPTY
+
+
+def text(value: Any, key: str, limit: int = MAX_TEXT) -> str | None:
+    """A non-empty string field, trimmed to `limit` characters, else None."""
+    item = value.get(key) if isinstance(value, Mapping) else None
+    if isinstance(item, str) and item:
+        return item[:limit]
+    if isinstance(item, int | float) and not isinstance(item, bool):
+        return str(item)
+    return None
+
+
+def count(value: Any, *keys: str) -> int | None:
+    """The first non-negative integer statistic among `keys` that fits in a bigint."""
+    if not isinstance(value, Mapping):
+        return None
+    for key in keys:
+        item = value.get(key)
+        if isinstance(item, bool):
+            continue
+        if isinstance(item, float) and item.is_integer():
+            item = int(item)
+        if isinstance(item, int) and 0 <= item <= _BIGINT_MAX:
+            return item
+    return None
+
+
+def items(value: Any, key: str) -> list[Json]:
+    """The dict elements of a list field."""
+    seq = value.get(key) if isinstance(value, Mapping) else None
+    if not isinstance(seq, list):
+        return []
+    return [item for item in seq if isinstance(item, Mapping)]

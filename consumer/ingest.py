@@ -1,0 +1,122 @@
+"""The batch pipeline without Kafka: decode -> extract -> merge -> write, with bad-event isolation.
+
+The Kafka handler (`consumer.app`) and the tests both run batches through
+`Pipeline.run`, so what the tests ingest is exactly what the consumer writes.
+"""
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import asyncpg
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from consumer.decode import Event, Reject, decode
+from consumer.extract import extract
+from consumer.merge import merge
+from consumer.records import Extracted
+from consumer.retry import Backoff, is_transient
+from consumer.write import Writer
+
+log = logging.getLogger("threadline.consumer")
+
+DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class BatchResult:
+    """What happened to each message of a batch: written, or rejected with a reason."""
+
+    size: int
+    written: int = 0
+    rejects: dict[int, Reject] = field(default_factory=dict)
+    db_retries: int = 0
+
+
+class Pipeline:
+    def __init__(self, writer: Writer, *, max_event_bytes: int, backoff: Backoff) -> None:
+        self.writer = writer
+        self.max_event_bytes = max_event_bytes
+        self.backoff = backoff
+
+    async def run(self, payloads: Sequence[bytes]) -> BatchResult:
+        """Process one batch; returns once every valid event is committed to the database."""
+        result = BatchResult(size=len(payloads))
+        extracted: list[tuple[int, Extracted]] = []
+        for index, payload in enumerate(payloads):
+            outcome = self._extract(payload)
+            if isinstance(outcome, Reject):
+                result.rejects[index] = outcome
+            else:
+                extracted.append((index, outcome))
+        await self._write_isolating(extracted, result)
+        result.written = len(payloads) - len(result.rejects)
+        return result
+
+    def _extract(self, payload: bytes) -> Extracted | Reject:
+        event = decode(payload, self.max_event_bytes)
+        if isinstance(event, Reject):
+            return event
+        return _extract_safely(event)
+
+    async def _write_isolating(
+        self, items: list[tuple[int, Extracted]], result: BatchResult
+    ) -> None:
+        """Write all; if the database refuses the data, bisect to find and reject the culprits."""
+        if not items:
+            return
+        error = await self._write_with_retries([e for _, e in items], result)
+        if error is None:
+            return
+        if len(items) == 1:
+            result.rejects[items[0][0]] = Reject("database_refused", _describe(error))
+            return
+        middle = len(items) // 2
+        await self._write_isolating(items[:middle], result)
+        await self._write_isolating(items[middle:], result)
+
+    async def _write_with_retries(
+        self, parts: list[Extracted], result: BatchResult
+    ) -> Exception | None:
+        """None once written; the error when the database refuses the data itself.
+
+        Transient errors (lost connection, deadlock, serialisation failure, a
+        restarting server) are retried with backoff and never returned: the
+        offsets of this batch are not committed until it is written.
+        """
+        batch = merge(parts)
+        attempt = 0
+        while True:
+            try:
+                await self.writer.write(batch)
+            except Exception as exc:
+                if not is_transient(exc):
+                    return exc
+                attempt += 1
+                result.db_retries += 1
+                delay = self.backoff.delay(attempt)
+                log.warning("transient database error, retry %d in %.1fs: %s", attempt, delay, exc)
+                await asyncio.sleep(delay)
+            else:
+                return None
+
+
+def _extract_safely(event: Event) -> Extracted | Reject:
+    try:
+        return extract(event)
+    except Exception as exc:
+        log.exception("extract failed for a decodable event")
+        return Reject("extract_failed", f"{type(exc).__name__}: {exc}"[:500])
+
+
+def _describe(error: Exception) -> str:
+    code = getattr(error, "sqlstate", None) if isinstance(error, asyncpg.PostgresError) else None
+    prefix = f"SQLSTATE {code}: " if code else ""
+    return f"{prefix}{type(error).__name__}: {error}"[:1000]
+
+
+async def ingest_payloads(engine: AsyncEngine, payloads: Sequence[bytes]) -> BatchResult:
+    """Run payloads through a fresh pipeline (tests and tools; the consumer keeps one)."""
+    pipeline = Pipeline(Writer(engine), max_event_bytes=DEFAULT_MAX_EVENT_BYTES, backoff=Backoff())
+    return await pipeline.run(payloads)

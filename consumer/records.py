@@ -1,0 +1,180 @@
+"""Immutable records passed from extract to merge to write, keyed by natural keys.
+
+Records never carry database ids: `write` resolves natural keys to ids in bulk.
+Every record has `event_time`, the OpenLineage eventTime it was seen at, which
+the merge rules use to decide which descriptive value is the latest.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from shared.naming import Namespace
+
+LocationKey = tuple[str, str]  # (location type, location name)
+DatasetKey = tuple[str, str, str]  # (location type, location name, dataset name)
+JobKey = tuple[str, str, str]  # (location type, location name, job name)
+
+
+def location_key(ns: Namespace) -> LocationKey:
+    return (ns.location_type, ns.location_name)
+
+
+@dataclass(frozen=True, slots=True)
+class LocationRecord:
+    type: str
+    name: str
+    addresses: frozenset[str]
+
+    @property
+    def key(self) -> LocationKey:
+        return (self.type, self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetRecord:
+    location: LocationKey
+    name: str
+    format: str | None = None
+
+    @property
+    def key(self) -> DatasetKey:
+        return (*self.location, self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class SymlinkRecord:
+    source: DatasetKey
+    target: DatasetKey
+    type: str
+
+    @property
+    def key(self) -> tuple[DatasetKey, DatasetKey]:
+        return (self.source, self.target)
+
+
+@dataclass(frozen=True, slots=True)
+class JobRecord:
+    location: LocationKey
+    name: str
+    type: str
+    parent: JobKey | None
+    event_time: datetime
+
+    @property
+    def key(self) -> JobKey:
+        return (*self.location, self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaRecord:
+    digest: UUID
+    fields: tuple[Any, ...] = field(compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    id: UUID
+    created_at: datetime  # from the UUIDv7, else the eventTime (anchored at write)
+    job: JobKey
+    event_time: datetime
+    status: int
+    parent_run_id: UUID | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    user: str | None = None
+    start_reason: str | None = None
+    ended_reason: str | None = None
+    external_id: str | None = None
+    attempt: int | None = None
+    running_log_url: str | None = None
+    persistent_log_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OperationRecord:
+    id: UUID
+    created_at: datetime
+    run_id: UUID
+    event_time: datetime
+    status: int
+    name: str | None = None
+    type: str | None = None
+    position: int | None = None
+    group: str | None = None
+    description: str | None = None
+    sql_query: str | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IORecord:
+    """One input (direction 0) or output (direction 1) of an operation."""
+
+    direction: int
+    operation_id: UUID
+    created_at: datetime
+    run_id: UUID
+    job: JobKey
+    dataset: DatasetKey
+    event_time: datetime
+    schema: UUID | None = None
+    num_rows: int | None = None
+    num_bytes: int | None = None
+    num_files: int | None = None
+    output_types: int = 0
+
+    @property
+    def key(self) -> tuple[int, UUID, DatasetKey]:
+        return (self.direction, self.operation_id, self.dataset)
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnLineageRecord:
+    operation_id: UUID
+    created_at: datetime
+    run_id: UUID
+    job: JobKey
+    source: DatasetKey
+    source_column: str
+    target: DatasetKey
+    target_column: str
+    types: int
+    event_time: datetime
+
+    @property
+    def key(self) -> tuple[UUID, DatasetKey, str, DatasetKey, str]:
+        return (self.operation_id, self.source, self.source_column, self.target, self.target_column)
+
+
+@dataclass(frozen=True, slots=True)
+class JobDatasetRecord:
+    """Declared lineage from a JobEvent: a job's input or output without a run."""
+
+    job: JobKey
+    dataset: DatasetKey
+    direction: int
+    first_seen: datetime
+    last_seen: datetime
+
+    @property
+    def key(self) -> tuple[JobKey, DatasetKey, int]:
+        return (self.job, self.dataset, self.direction)
+
+
+@dataclass(slots=True)
+class Extracted:
+    """Everything one event (or, after merge, one batch) contributes."""
+
+    locations: list[LocationRecord] = field(default_factory=list)
+    datasets: list[DatasetRecord] = field(default_factory=list)
+    symlinks: list[SymlinkRecord] = field(default_factory=list)
+    jobs: list[JobRecord] = field(default_factory=list)
+    schemas: list[SchemaRecord] = field(default_factory=list)
+    runs: list[RunRecord] = field(default_factory=list)
+    operations: list[OperationRecord] = field(default_factory=list)
+    ios: list[IORecord] = field(default_factory=list)
+    column_lineage: list[ColumnLineageRecord] = field(default_factory=list)
+    job_datasets: list[JobDatasetRecord] = field(default_factory=list)

@@ -1,0 +1,76 @@
+"""write: one transaction per batch; set-based upserts in foreign-key order.
+
+Order: locations (alias resolution and merges) -> datasets -> symlinks -> jobs
+-> users -> schemas -> anchors -> runs -> operations -> inputs/outputs ->
+column lineage -> declared job lineage. Every statement writes rows sorted by
+key (see `consumer.merge`), so concurrent workers lock rows in the same order.
+"""
+
+from datetime import datetime
+
+import asyncpg
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from consumer.merge import rekey
+from consumer.records import Extracted, LocationKey
+from consumer.write import dimensions, timeseries
+from consumer.write.dimensions import IdCache
+from consumer.write.partitions import Partitions, months
+
+
+class Writer:
+    """Writes merged batches; keeps natural-key -> id caches across batches."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.cache = IdCache()
+        self.partitions = Partitions()
+
+    async def write(self, batch: Extracted) -> None:
+        """Write one merged batch in one transaction (ids cached only once it commits)."""
+        async with self.engine.connect() as sa_conn:
+            raw = await sa_conn.get_raw_connection()
+            conn: asyncpg.Connection = raw.driver_connection  # type: ignore[assignment]
+            await self.partitions.ensure(conn, months(_times(batch)))
+            try:
+                async with conn.transaction():
+                    await self._write(conn, batch)
+            except BaseException:
+                # Ids learnt in a rolled-back transaction may not exist: forget them all.
+                self.cache = IdCache()
+                raise
+
+    async def _write(self, conn: asyncpg.Connection, batch: Extracted) -> None:
+        if await dimensions.resolve_locations(conn, batch.locations, self.cache):
+            # A merge deleted rows that cached ids may point at.
+            self.cache = IdCache()
+            await dimensions.resolve_locations(conn, batch.locations, self.cache)
+        batch = _canonical(batch, self.cache)
+        await dimensions.resolve_datasets(conn, batch, self.cache)
+        await dimensions.write_symlinks(conn, batch, self.cache)
+        await dimensions.resolve_jobs(conn, batch, self.cache)
+        await dimensions.resolve_users(conn, batch, self.cache)
+        await dimensions.resolve_schemas(conn, batch, self.cache)
+        anchors = await timeseries.anchor(conn, batch)
+        await timeseries.write_runs(conn, batch, self.cache, anchors)
+        await timeseries.write_operations(conn, batch, anchors)
+        await timeseries.write_ios(conn, batch, self.cache, anchors)
+        await timeseries.write_column_lineage(conn, batch, self.cache, anchors)
+        await timeseries.write_job_datasets(conn, batch, self.cache)
+
+
+def _canonical(batch: Extracted, cache: IdCache) -> Extracted:
+    """Re-key the batch when two of its location keys turned out to be one location."""
+    first: dict[int, LocationKey] = {}
+    canon: dict[LocationKey, LocationKey] = {}
+    for key in sorted(r.key for r in batch.locations):
+        location_id = cache.locations[key]
+        canon[key] = first.setdefault(location_id, key)
+    if all(k == v for k, v in canon.items()):
+        return batch
+    cache.locations.update({k: cache.locations[v] for k, v in canon.items()})
+    return rekey(batch, canon)
+
+
+def _times(batch: Extracted) -> list[datetime]:
+    return [r.created_at for r in batch.runs] + [o.created_at for o in batch.operations]

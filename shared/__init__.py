@@ -1,0 +1,1 @@
+"""What both Threadline processes need: ORM models, settings, natural keys, enums."""

@@ -1,0 +1,34 @@
+"""Engine and session factories over `DatabaseSettings`."""
+
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+from shared.settings import DatabaseSettings
+
+
+def create_engine(settings: DatabaseSettings, *, application_name: str) -> AsyncEngine:
+    """An asyncpg engine with the configured pool and a per-statement timeout."""
+    server_settings = {"application_name": application_name}
+    if settings.statement_timeout_ms:
+        server_settings["statement_timeout"] = str(settings.statement_timeout_ms)
+    return create_async_engine(
+        settings.url.get_secret_value(),
+        pool_size=settings.pool_size,
+        max_overflow=settings.max_overflow,
+        pool_pre_ping=True,
+        echo=settings.echo,
+        connect_args={"server_settings": server_settings},
+    )
+
+
+def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(engine, expire_on_commit=False)
+
+
+def sync_url(url: str) -> str:
+    """The same URL for a synchronous driver-less use (psql, Alembic offline)."""
+    return url.replace("postgresql+asyncpg://", "postgresql://", 1)

@@ -1,0 +1,253 @@
+"""ORM models of the lineage model (DESIGN.md §3); the migrations create exactly these.
+
+Dimension tables (location, address, dataset, symlink, job, user, schema) have
+bigint identity ids resolved by natural key. Time-series tables (run, operation,
+input, output, column_lineage) are range-partitioned by `created_at` (monthly,
+plus a default partition) and keyed by (created_at, natural key): PostgreSQL
+only enforces uniqueness on partitioned tables when the key includes the
+partition column. They carry no foreign keys to each other: the consumer writes
+a run, its operations and their inputs/outputs in one transaction, and the
+partition key can move for non-v7 ids (see `uuid_anchor`).
+"""
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Identity,
+    Index,
+    Integer,
+    MetaData,
+    SmallInteger,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+PARTITIONED = {"postgresql_partition_by": "RANGE (created_at)"}
+TIME_SERIES_TABLES = ("run", "operation", "input", "output", "column_lineage")
+
+TZ = DateTime(timezone=True)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: dict[Any, Any] = {  # noqa: RUF012 - SQLAlchemy reads it as a class attr
+        datetime: TZ,
+        uuid.UUID: UUID(as_uuid=True),
+        str: Text,
+        int: BigInteger,
+    }
+
+
+def _trgm(table: str, column: str) -> Index:
+    """A trigram GIN index for fuzzy, ranked name search (pg_trgm)."""
+    return Index(
+        f"ix_{table}_{column}_trgm",
+        column,
+        postgresql_using="gin",
+        postgresql_ops={column: "gin_trgm_ops"},
+    )
+
+
+class Location(Base):
+    __tablename__ = "location"
+    __table_args__ = (UniqueConstraint("type", "name"), _trgm("location", "name"))
+
+    id: Mapped[int] = mapped_column(Identity(), primary_key=True)
+    type: Mapped[str]
+    name: Mapped[str]
+    external_id: Mapped[str | None]
+
+
+class Address(Base):
+    __tablename__ = "address"
+
+    id: Mapped[int] = mapped_column(Identity(), primary_key=True)
+    location_id: Mapped[int] = mapped_column(
+        ForeignKey("location.id", ondelete="CASCADE"), index=True
+    )
+    url: Mapped[str] = mapped_column(unique=True)
+
+
+class Dataset(Base):
+    __tablename__ = "dataset"
+    __table_args__ = (UniqueConstraint("location_id", "name"), _trgm("dataset", "name"))
+
+    id: Mapped[int] = mapped_column(Identity(), primary_key=True)
+    location_id: Mapped[int] = mapped_column(ForeignKey("location.id", ondelete="CASCADE"))
+    name: Mapped[str]
+    format: Mapped[str | None]
+
+
+class DatasetSymlink(Base):
+    """Hive table <-> warehouse path; the consumer always writes both directions."""
+
+    __tablename__ = "dataset_symlink"
+    __table_args__ = (UniqueConstraint("from_dataset_id", "to_dataset_id"),)
+
+    id: Mapped[int] = mapped_column(Identity(), primary_key=True)
+    from_dataset_id: Mapped[int] = mapped_column(ForeignKey("dataset.id", ondelete="CASCADE"))
+    to_dataset_id: Mapped[int] = mapped_column(
+        ForeignKey("dataset.id", ondelete="CASCADE"), index=True
+    )
+    type: Mapped[str]
+
+
+class Job(Base):
+    __tablename__ = "job"
+    __table_args__ = (UniqueConstraint("location_id", "name"), _trgm("job", "name"))
+
+    id: Mapped[int] = mapped_column(Identity(), primary_key=True)
+    location_id: Mapped[int] = mapped_column(ForeignKey("location.id", ondelete="CASCADE"))
+    name: Mapped[str]
+    type: Mapped[str] = mapped_column(server_default="UNKNOWN", index=True)
+    parent_job_id: Mapped[int | None] = mapped_column(
+        ForeignKey("job.id", ondelete="SET NULL"), index=True
+    )
+
+
+class User(Base):
+    __tablename__ = "user_account"
+
+    id: Mapped[int] = mapped_column(Identity(), primary_key=True)
+    name: Mapped[str] = mapped_column(unique=True)
+
+
+class Schema(Base):
+    """A dataset schema, stored once per distinct field list (digest = UUIDv5 of its JSON)."""
+
+    __tablename__ = "schema"
+
+    id: Mapped[int] = mapped_column(Identity(), primary_key=True)
+    digest: Mapped[uuid.UUID] = mapped_column(unique=True)
+    fields: Mapped[Any] = mapped_column(JSONB)
+
+
+class JobDataset(Base):
+    """Declared lineage from JobEvents (a job's inputs/outputs without a run)."""
+
+    __tablename__ = "job_dataset"
+
+    job_id: Mapped[int] = mapped_column(ForeignKey("job.id", ondelete="CASCADE"), primary_key=True)
+    dataset_id: Mapped[int] = mapped_column(
+        ForeignKey("dataset.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    direction: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    first_seen_at: Mapped[datetime]
+    last_seen_at: Mapped[datetime]
+
+
+class UuidAnchor(Base):
+    """created_at of runs/operations whose id is not a UUIDv7: the earliest eventTime seen.
+
+    A UUIDv7 carries its own time; any other version is anchored here so every
+    event of that run lands in the same partition row, whatever order they come in.
+    """
+
+    __tablename__ = "uuid_anchor"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    created_at: Mapped[datetime]
+
+
+class Run(Base):
+    __tablename__ = "run"
+    __table_args__ = (
+        Index("ix_run_job_id_created_at", "job_id", "created_at"),
+        PARTITIONED,
+    )
+
+    created_at: Mapped[datetime] = mapped_column(primary_key=True)
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, index=True)
+    job_id: Mapped[int] = mapped_column(index=False)
+    parent_run_id: Mapped[uuid.UUID | None] = mapped_column(index=True)
+    status: Mapped[int] = mapped_column(SmallInteger, server_default="0", index=True)
+    started_at: Mapped[datetime | None]
+    ended_at: Mapped[datetime | None]
+    started_by_user_id: Mapped[int | None]
+    start_reason: Mapped[str | None]
+    ended_reason: Mapped[str | None]
+    external_id: Mapped[str | None]
+    attempt: Mapped[int | None] = mapped_column(Integer)
+    running_log_url: Mapped[str | None]
+    persistent_log_url: Mapped[str | None]
+    last_event_time: Mapped[datetime]
+
+
+class Operation(Base):
+    __tablename__ = "operation"
+    __table_args__ = (PARTITIONED,)
+
+    created_at: Mapped[datetime] = mapped_column(primary_key=True)
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, index=True)
+    run_id: Mapped[uuid.UUID] = mapped_column(index=True)
+    name: Mapped[str | None]
+    type: Mapped[str | None]
+    status: Mapped[int] = mapped_column(SmallInteger, server_default="0")
+    position: Mapped[int | None] = mapped_column(Integer)
+    group: Mapped[str | None]
+    description: Mapped[str | None]
+    sql_query: Mapped[str | None]
+    started_at: Mapped[datetime | None]
+    ended_at: Mapped[datetime | None]
+    last_event_time: Mapped[datetime]
+
+
+class _DatasetIO:
+    """Columns shared by input and output: one row per (operation, dataset)."""
+
+    created_at: Mapped[datetime] = mapped_column(primary_key=True)
+    operation_id: Mapped[uuid.UUID] = mapped_column(primary_key=True, index=True)
+    dataset_id: Mapped[int] = mapped_column(primary_key=True, index=True)
+    run_id: Mapped[uuid.UUID] = mapped_column(index=True)
+    job_id: Mapped[int] = mapped_column(index=True)
+    schema_id: Mapped[int | None]
+    num_rows: Mapped[int | None]
+    num_bytes: Mapped[int | None]
+    num_files: Mapped[int | None]
+    last_event_time: Mapped[datetime]
+
+
+class Input(_DatasetIO, Base):
+    __tablename__ = "input"
+    __table_args__ = (PARTITIONED,)
+
+
+class Output(_DatasetIO, Base):
+    __tablename__ = "output"
+    __table_args__ = (PARTITIONED,)
+
+    types: Mapped[int] = mapped_column(Integer, server_default="0")
+
+
+class ColumnLineage(Base):
+    __tablename__ = "column_lineage"
+    __table_args__ = (
+        Index("ix_column_lineage_target", "target_dataset_id", "target_column"),
+        PARTITIONED,
+    )
+
+    created_at: Mapped[datetime] = mapped_column(primary_key=True)
+    operation_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    source_dataset_id: Mapped[int] = mapped_column(primary_key=True, index=True)
+    source_column: Mapped[str] = mapped_column(primary_key=True)
+    target_dataset_id: Mapped[int] = mapped_column(primary_key=True)
+    target_column: Mapped[str] = mapped_column(primary_key=True)
+    run_id: Mapped[uuid.UUID] = mapped_column(index=True)
+    job_id: Mapped[int]
+    types: Mapped[int] = mapped_column(Integer, server_default="0")
+    last_event_time: Mapped[datetime]
