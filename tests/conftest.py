@@ -83,3 +83,13 @@ async def truncate_all(engine: AsyncEngine) -> None:
 async def clean_engine(engine: AsyncEngine) -> AsyncEngine:
     await truncate_all(engine)
     return engine
+
+
+TIERS = ("unit", "db", "kafka", "e2e")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test belongs to exactly one tier; an untiered test would be silently deselected."""
+    untiered = [i.nodeid for i in items if not any(i.get_closest_marker(t) for t in TIERS)]
+    if untiered:
+        raise pytest.UsageError(f"tests without a tier marker {TIERS}: {untiered[:10]}")

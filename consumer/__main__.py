@@ -1,0 +1,17 @@
+"""`threadline-consumer`: read OpenLineage events from Kafka into PostgreSQL."""
+
+import asyncio
+
+from consumer.app import create_app
+from consumer.settings import ConsumerSettings
+from shared.logs import configure_logging
+
+
+def main() -> None:
+    settings = ConsumerSettings()
+    configure_logging(settings.log)
+    asyncio.run(create_app(settings).run())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""Consumer settings: `THREADLINE__DATABASE__*`, `THREADLINE__KAFKA__*`, `THREADLINE__CONSUMER__*`,
+`THREADLINE__METRICS__*`, `THREADLINE__LOG__*`."""
+
+from typing import Literal
+
+from pydantic import Field, SecretStr
+
+from shared.settings import DatabaseSettings, LogSettings, RootSettings, Section
+
+MiB = 1024 * 1024
+
+
+class KafkaSettings(Section):
+    bootstrap_servers: str = Field(
+        default="127.0.0.1:19092", description="Comma-separated Kafka bootstrap servers."
+    )
+    topic: str = Field(default="openlineage", description="Topic the OpenLineage events arrive on.")
+    group_id: str = Field(default="threadline", description="Consumer group shared by all workers.")
+    dead_letter_topic: str = Field(
+        default="openlineage.dead-letter",
+        description="Where rejected events go, with the reason and origin in headers.",
+    )
+    client_id: str = Field(default="threadline-consumer", description="Kafka client id.")
+    auto_offset_reset: Literal["earliest", "latest"] = Field(
+        default="earliest", description="Where a new consumer group starts reading."
+    )
+    max_records: int = Field(default=2000, ge=1, description="Most events in one batch.")
+    batch_timeout_ms: int = Field(
+        default=500, ge=1, description="Longest wait for a batch to fill, in milliseconds."
+    )
+    max_partition_fetch_bytes: int = Field(
+        default=32 * MiB, ge=MiB, description="Per-partition fetch limit; >= the largest event."
+    )
+    max_request_size: int = Field(
+        default=32 * MiB, ge=MiB, description="Largest dead-letter message the consumer may send."
+    )
+    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = Field(
+        default="PLAINTEXT", description="Kafka security protocol."
+    )
+    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] = Field(
+        default="PLAIN", description="SASL mechanism when the protocol is SASL_*."
+    )
+    sasl_username: str | None = Field(default=None, description="SASL user name.")
+    sasl_password: SecretStr | None = Field(default=None, description="SASL password.")
+    ssl_cafile: str | None = Field(default=None, description="CA bundle to verify the brokers.")
+    ssl_certfile: str | None = Field(default=None, description="Client certificate (mutual TLS).")
+    ssl_keyfile: str | None = Field(default=None, description="Client private key (mutual TLS).")
+
+
+class ConsumerOptions(Section):
+    max_event_bytes: int = Field(
+        default=16 * MiB, ge=10 * MiB, description="Events larger than this are dead-lettered."
+    )
+    retry_base_s: float = Field(
+        default=0.1, gt=0, description="First backoff after a transient database error."
+    )
+    retry_cap_s: float = Field(default=5.0, gt=0, description="Longest backoff between retries.")
+    aliases: list[list[str]] = Field(
+        default_factory=list,
+        description='Alias groups, JSON: [["hdfs://nn1:8020","hdfs://nn2:8020"], ...]; each '
+        "group's namespaces are one location.",
+    )
+
+
+class MetricsSettings(Section):
+    host: str = Field(default="127.0.0.1", description="Address of /metrics and /health.")
+    port: int = Field(default=9108, ge=0, le=65535, description="Port; 0 disables the endpoint.")
+
+
+class ConsumerSettings(RootSettings):
+    database: DatabaseSettings = DatabaseSettings()
+    kafka: KafkaSettings = KafkaSettings()
+    consumer: ConsumerOptions = ConsumerOptions()
+    metrics: MetricsSettings = MetricsSettings()
+    log: LogSettings = LogSettings()

@@ -1,0 +1,65 @@
+"""The thinnest real path: Kafka topic -> FastStream batch consumer -> PostgreSQL -> read back."""
+
+import json
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from consumer.app import create_app
+from tests.kafka.conftest import Produce, consumer_settings, read_all, wait_until
+
+pytestmark = pytest.mark.kafka
+
+
+def run_event(run_id: uuid.UUID, event_type: str, output: str) -> bytes:
+    return json.dumps(
+        {
+            "eventType": event_type,
+            "eventTime": datetime.now(UTC).isoformat(),
+            "producer": "https://example.com/threadline-tests",
+            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+            "run": {"runId": str(run_id)},
+            "job": {"namespace": "tests", "name": "thin_path_job"},
+            "inputs": [{"namespace": "postgres://db.example.com", "name": "shop.public.orders"}],
+            "outputs": [{"namespace": "s3://lake", "name": output}],
+        }
+    ).encode()
+
+
+async def _count(engine: AsyncEngine, sql: str) -> int:
+    async with engine.connect() as conn:
+        return int((await conn.execute(text(sql))).scalar_one())
+
+
+async def test_event_reaches_database_and_bad_event_is_dead_lettered(
+    clean_engine: AsyncEngine, database_url: str, kafka_bootstrap: str, topic: str, produce: Produce
+) -> None:
+    run_id = uuid.UUID(int=uuid.uuid4().int & ~(0xF << 76) | (7 << 76))  # a UUIDv7-shaped id
+    await produce(
+        [
+            run_event(run_id, "START", "daily/orders"),
+            b"{not json",
+            run_event(run_id, "COMPLETE", "daily/orders"),
+        ]
+    )
+    app = create_app(consumer_settings(database_url, kafka_bootstrap, topic))
+    await app.start()
+    try:
+
+        async def stored() -> bool:
+            return await _count(clean_engine, "SELECT count(*) FROM run WHERE status = 2") == 1
+
+        await wait_until(stored)
+    finally:
+        await app.stop()
+    assert await _count(clean_engine, "SELECT count(*) FROM dataset") == 2
+    assert await _count(clean_engine, "SELECT count(*) FROM output") == 1
+    dead = await read_all(kafka_bootstrap, f"{topic}.dead-letter", expected=1)
+    assert len(dead) == 1
+    headers = dict(dead[0].headers)  # type: ignore[attr-defined]
+    assert headers["x-threadline-reason"] == b"invalid_json"
+    assert headers["x-original-topic"] == topic.encode()
+    assert dead[0].value == b"{not json"  # type: ignore[attr-defined]
