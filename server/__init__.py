@@ -1,0 +1,1 @@
+"""Threadline read API: FastAPI over the lineage database, read through a read-only role."""

@@ -1,0 +1,24 @@
+"""`threadline-server`: build the settings from the environment and serve the API."""
+
+import uvicorn
+
+from server.app import create_app
+from server.observability import configure_logging
+from server.settings import ServerSettings
+
+
+def main() -> None:
+    settings = ServerSettings()
+    configure_logging(settings.log)
+    uvicorn.run(
+        create_app(settings),
+        host=settings.server.host,
+        port=settings.server.port,
+        log_config=None,  # our root handler formats every line, with the request id
+        access_log=False,  # RequestContextMiddleware logs each request itself
+        proxy_headers=True,
+    )
+
+
+if __name__ == "__main__":
+    main()

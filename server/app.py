@@ -1,0 +1,135 @@
+"""`create_app(settings)`: the FastAPI application, its engines, middleware and routers."""
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import APIRouter, Depends, FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server.auth import make_auth_dependency
+from server.datasets.routes import router as datasets_router
+from server.deps import Databases
+from server.errors import install_error_handlers, problem_response
+from server.health import router as health_router
+from server.jobs.routes import router as jobs_router
+from server.lineage.routes import router as lineage_router
+from server.links.routes import router as links_router
+from server.locations.routes import router as locations_router
+from server.observability import RequestContextMiddleware
+from server.operations.routes import router as operations_router
+from server.runs.routes import router as runs_router
+from server.settings import ServerSettings
+from shared.db import create_engine, create_sessionmaker
+
+APPLICATION_NAME = "threadline-server"
+FEATURE_ROUTERS: tuple[APIRouter, ...] = (
+    datasets_router,
+    jobs_router,
+    runs_router,
+    operations_router,
+    locations_router,
+    links_router,
+)
+
+
+def _read_only(engine: AsyncEngine) -> AsyncEngine:
+    """Every transaction of this engine is READ ONLY: a second guard behind the role's grants."""
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _set_read_only(dbapi_connection: Any, _: Any) -> None:
+        # On the raw asyncpg connection, outside any transaction: a SET inside SQLAlchemy's
+        # implicit transaction would only apply from the next one, and a rollback undoes it.
+        dbapi_connection.run_async(
+            lambda conn: conn.execute("SET SESSION default_transaction_read_only = on")
+        )
+
+    return engine
+
+
+def _databases(settings: ServerSettings) -> Databases:
+    reader = _read_only(create_engine(settings.database, application_name=APPLICATION_NAME))
+    admin = None
+    if settings.server.admin_database_url is not None:
+        admin_db = settings.database.model_copy(update={"url": settings.server.admin_database_url})
+        admin = create_engine(admin_db, application_name=f"{APPLICATION_NAME}-admin")
+    return Databases(reader=reader, reader_sessions=create_sessionmaker(reader), admin=admin)
+
+
+class TimeoutMiddleware:
+    """Answers 504 when a request has not started its response within the time limit."""
+
+    def __init__(self, app: ASGIApp, seconds: float) -> None:
+        self.app = app
+        self.seconds = seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            async with asyncio.timeout(self.seconds):
+                await self.app(scope, receive, tracking_send)
+        except TimeoutError:
+            if started:
+                raise
+            detail = f"the request took longer than {self.seconds:g}s; narrow it down"
+            response = problem_response(504, "Request timed out", detail, kind="timeout")
+            await response(scope, receive, send)
+
+
+def _install_middleware(app: FastAPI, settings: ServerSettings) -> None:
+    # Added innermost first: the request context wraps everything, so even CORS
+    # rejections and timeouts carry a request id in their log lines.
+    app.add_middleware(TimeoutMiddleware, seconds=settings.server.request_timeout_s)
+    if settings.server.cors_origins:
+        any_origin = settings.server.cors_origins == ["*"]
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.server.cors_origins,
+            allow_methods=["GET", "POST", "PATCH", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
+            expose_headers=["X-Request-ID"],
+            allow_credentials=not any_origin,
+        )
+    app.add_middleware(RequestContextMiddleware)
+
+
+def create_app(settings: ServerSettings) -> FastAPI:
+    """The API over one database; engines are created here and disposed on shutdown."""
+    databases = _databases(settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await databases.reader.dispose()
+        if databases.admin is not None:
+            await databases.admin.dispose()
+
+    app = FastAPI(
+        title="Threadline",
+        summary="OpenLineage lineage store: lineage graphs, catalogue, run details.",
+        version="1.0.0",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.databases = databases
+    install_error_handlers(app)
+    _install_middleware(app, settings)
+    app.include_router(health_router)
+    auth = [Depends(make_auth_dependency(settings.auth))]
+    app.include_router(lineage_router, prefix="/v1", dependencies=auth)
+    for router in FEATURE_ROUTERS:
+        app.include_router(router, prefix="/v1", dependencies=auth)
+    return app

@@ -1,0 +1,1 @@
+"""What several features share: small references to other entities and their loaders."""

@@ -1,0 +1,1 @@
+"""Datasets: catalogue list and search, lookup by OpenLineage name, detail view."""

@@ -1,0 +1,50 @@
+"""Request dependencies: a database session and the settings, taken from the app being served.
+
+`create_app` builds the engines and puts them on `app.state`; nothing here is a module-level
+global, so two apps (tests: writer and reader) can run side by side in one process.
+"""
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Annotated, cast
+
+from fastapi import Depends, Request
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from server.errors import AdminUnavailableError
+from server.settings import ServerSettings
+
+
+@dataclass(frozen=True, slots=True)
+class Databases:
+    """The read-only engine every endpoint uses, and the optional writing one for admin."""
+
+    reader: AsyncEngine
+    reader_sessions: async_sessionmaker[AsyncSession]
+    admin: AsyncEngine | None
+
+
+def _databases(request: Request) -> Databases:
+    return cast(Databases, request.app.state.databases)
+
+
+def get_settings(request: Request) -> ServerSettings:
+    return cast(ServerSettings, request.app.state.settings)
+
+
+async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
+    """A session on the read-only engine; its transaction is rolled back at the end."""
+    async with _databases(request).reader_sessions() as session:
+        yield session
+
+
+def get_admin_engine(request: Request) -> AsyncEngine:
+    engine = _databases(request).admin
+    if engine is None:
+        raise AdminUnavailableError
+    return engine
+
+
+SessionDep = Annotated[AsyncSession, Depends(get_session)]
+SettingsDep = Annotated[ServerSettings, Depends(get_settings)]
+AdminEngineDep = Annotated[AsyncEngine, Depends(get_admin_engine)]

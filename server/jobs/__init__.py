@@ -1,0 +1,1 @@
+"""Jobs: catalogue list and search, lookup by OpenLineage name, detail with run history."""

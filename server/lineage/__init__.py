@@ -1,0 +1,1 @@
+"""Lineage graphs: breadth-first expansion from datasets, jobs, runs or operations."""

@@ -1,0 +1,218 @@
+"""Turn a finished traversal into a graph: load node details, attach parents, column lineage.
+
+Parents (operation -> run -> job, run -> parent run, job -> parent job) are added after
+the search: they describe the nodes found and never lead to more lineage. They still
+count against the node cap, nearest first.
+"""
+
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from typing import Any, TypeVar
+from uuid import UUID
+
+from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from server.common.refs import LocationRef
+from server.errors import NotFoundError
+from server.lineage import node_queries
+from server.lineage.model import (
+    DatasetNode,
+    Granularity,
+    JobNode,
+    LineageGraph,
+    LineageRequest,
+    NodeKind,
+    NodeRef,
+    OperationNode,
+    ParentRelation,
+    RunNode,
+    SchemaInfo,
+)
+from server.lineage.traversal import Traversal
+from shared.enums import Status
+
+# Airflow DAG -> task -> Spark application is two hops; ten is generous, and bounded.
+ANCESTOR_HOPS = 10
+N = TypeVar("N", DatasetNode, JobNode, RunNode, OperationNode)
+Loader = Callable[..., Awaitable[Sequence[Row[Any]]]]
+
+
+def _ids(trav: Traversal, kind: NodeKind) -> list[Any]:
+    return [ref.id for ref in trav.of_kind(kind)]
+
+
+async def assemble_graph(
+    session: AsyncSession, request: LineageRequest, trav: Traversal
+) -> LineageGraph:
+    hops = 0 if request.granularity is Granularity.DATASET else ANCESTOR_HOPS
+    operations = await _operations(session, trav)
+    runs = await _runs(session, trav, hops)
+    jobs = await _jobs(session, trav, hops)
+    datasets = await _datasets(session, trav)
+    graph = LineageGraph(
+        datasets=_present(datasets, trav, NodeKind.DATASET),
+        jobs=_present(jobs, trav, NodeKind.JOB),
+        runs=_present(runs, trav, NodeKind.RUN),
+        operations=_present(operations, trav, NodeKind.OPERATION),
+        truncated=trav.truncated,
+    )
+    _check_start(request, graph)
+    _attach_relations(graph, trav)
+    return graph
+
+
+def _present(loaded: dict[Any, N], trav: Traversal, kind: NodeKind) -> list[N]:
+    refs = sorted(r for r in trav.of_kind(kind) if r.id in loaded)
+    return [loaded[ref.id] for ref in refs]
+
+
+async def _by_id(
+    session: AsyncSession, loader: Loader, ids: Collection[UUID]
+) -> dict[UUID, Row[Any]]:
+    """Rows by id; UUIDv7 ids the primary-key shortcut missed are looked up by id."""
+    rows = {row.id: row for row in await loader(session, ids)}
+    missed = [i for i in ids if i not in rows and node_queries.created_at_of(i) is not None]
+    if missed:
+        rows.update({row.id: row for row in await loader(session, missed, by_key=False)})
+    return rows
+
+
+async def _operations(session: AsyncSession, trav: Traversal) -> dict[UUID, OperationNode]:
+    ids = _ids(trav, NodeKind.OPERATION)
+    if not ids:
+        return {}
+    rows = await _by_id(session, node_queries.list_operations, ids)
+    operations = {op_id: _operation(row) for op_id, row in rows.items()}
+    trav.admit(NodeRef(NodeKind.RUN, op.run_id) for op in operations.values())
+    return operations
+
+
+async def _runs(session: AsyncSession, trav: Traversal, hops: int) -> dict[UUID, RunNode]:
+    """The graph's runs, then their parent runs hop by hop (one query per hop)."""
+    found: dict[UUID, RunNode] = {}
+    pending = set(_ids(trav, NodeKind.RUN))
+    for hop in range(hops + 1):
+        if not pending:
+            break
+        level = [
+            _run(row) for row in (await _by_id(session, node_queries.list_runs, pending)).values()
+        ]
+        found.update((run.id, run) for run in level)
+        if hop:  # nearest ancestors first, each with its job
+            trav.admit(NodeRef(NodeKind.RUN, run.id) for run in level)
+        admitted = [run for run in level if NodeRef(NodeKind.RUN, run.id) in trav]
+        trav.admit(NodeRef(NodeKind.JOB, run.job_id) for run in admitted)
+        pending = {r.parent_run_id for r in admitted if r.parent_run_id} - found.keys()
+    return found
+
+
+async def _jobs(session: AsyncSession, trav: Traversal, hops: int) -> dict[int, JobNode]:
+    found: dict[int, JobNode] = {}
+    pending = set(_ids(trav, NodeKind.JOB))
+    for hop in range(hops + 1):
+        if not pending:
+            break
+        level = [_job(row) for row in await node_queries.list_jobs(session, sorted(pending))]
+        found.update((job.id, job) for job in level)
+        if hop:
+            trav.admit(NodeRef(NodeKind.JOB, job.id) for job in level)
+        admitted = [job for job in level if NodeRef(NodeKind.JOB, job.id) in trav]
+        pending = {j.parent_job_id for j in admitted if j.parent_job_id} - found.keys()
+    return found
+
+
+async def _datasets(session: AsyncSession, trav: Traversal) -> dict[int, DatasetNode]:
+    ids = [int(i) for i in _ids(trav, NodeKind.DATASET)]
+    if not ids:
+        return {}
+    schema_of = {i: trav.latest_schema(i) for i in ids}
+    wanted = sorted({s for s in schema_of.values() if s is not None})
+    schemas = {
+        r.id: SchemaInfo(r.id, r.fields) for r in await node_queries.list_schemas(session, wanted)
+    }
+    rows = await node_queries.list_datasets(session, ids)
+    return {row.id: _dataset(row, schemas.get(schema_of[row.id] or 0)) for row in rows}
+
+
+def _check_start(request: LineageRequest, graph: LineageGraph) -> None:
+    found_by_kind: dict[NodeKind, set[Any]] = {
+        NodeKind.DATASET: {n.id for n in graph.datasets},
+        NodeKind.JOB: {n.id for n in graph.jobs},
+        NodeKind.RUN: {n.id for n in graph.runs},
+        NodeKind.OPERATION: {n.id for n in graph.operations},
+    }
+    found = found_by_kind[request.start_kind]
+    missing = [str(i) for i in request.start_ids if i not in found]
+    if missing:
+        raise NotFoundError(request.start_kind.lower(), ", ".join(missing))
+
+
+def _attach_relations(graph: LineageGraph, trav: Traversal) -> None:
+    """Keep only relations whose two ends were loaded; parents from the loaded nodes."""
+    present = {NodeRef(NodeKind.DATASET, n.id) for n in graph.datasets}
+    present |= {NodeRef(NodeKind.JOB, n.id) for n in graph.jobs}
+    present |= {NodeRef(NodeKind.RUN, n.id) for n in graph.runs}
+    present |= {NodeRef(NodeKind.OPERATION, n.id) for n in graph.operations}
+    parents = [p for p in _parents(graph) if p.parent in present and p.child in present]
+    graph.parents = sorted(parents, key=lambda p: (p.child, p.parent.kind))
+    graph.relations = sorted(
+        (r for r in trav.relations.values() if r.source in present and r.target in present),
+        key=lambda r: r.key,
+    )
+    graph.symlinks = sorted(trav.symlinks.values(), key=lambda s: (s.source_id, s.target_id))
+
+
+def _parents(graph: LineageGraph) -> Iterable[ParentRelation]:
+    for op in graph.operations:
+        yield ParentRelation(NodeRef(NodeKind.RUN, op.run_id), NodeRef(NodeKind.OPERATION, op.id))
+    for run in graph.runs:
+        child = NodeRef(NodeKind.RUN, run.id)
+        yield ParentRelation(NodeRef(NodeKind.JOB, run.job_id), child)
+        if run.parent_run_id is not None:
+            yield ParentRelation(NodeRef(NodeKind.RUN, run.parent_run_id), child)
+    for job in graph.jobs:
+        if job.parent_job_id is not None:
+            parent = NodeRef(NodeKind.JOB, job.parent_job_id)
+            yield ParentRelation(parent, NodeRef(NodeKind.JOB, job.id))
+
+
+def _location(row: Row[Any]) -> LocationRef:
+    return LocationRef(row.location_id, row.location_type, row.location_name)
+
+
+def _dataset(row: Row[Any], schema: SchemaInfo | None) -> DatasetNode:
+    return DatasetNode(row.id, row.name, row.format, _location(row), schema)
+
+
+def _job(row: Row[Any]) -> JobNode:
+    return JobNode(row.id, row.name, row.type, _location(row), row.parent_job_id)
+
+
+def _run(row: Row[Any]) -> RunNode:
+    return RunNode(
+        id=row.id,
+        job_id=row.job_id,
+        parent_run_id=row.parent_run_id,
+        status=Status(row.status),
+        created_at=row.created_at,
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+        external_id=row.external_id,
+        attempt=row.attempt,
+    )
+
+
+def _operation(row: Row[Any]) -> OperationNode:
+    return OperationNode(
+        id=row.id,
+        run_id=row.run_id,
+        name=row.name,
+        type=row.type,
+        status=Status(row.status),
+        position=row.position,
+        group=row.group,
+        description=row.description,
+        created_at=row.created_at,
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+    )

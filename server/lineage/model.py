@@ -1,0 +1,186 @@
+"""Domain types of a lineage graph: what the service returns and the schemas render."""
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, NamedTuple
+from uuid import UUID
+
+from server.common.refs import LocationRef
+from shared.enums import Status
+
+NodeId = int | UUID
+
+# Open time bounds as concrete values, so every query keeps the same shape (and the
+# `created_at <= :until` bound still prunes partitions when the caller gives one).
+MIN_TIME = datetime(1, 1, 1, tzinfo=UTC)
+MAX_TIME = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
+
+
+class NodeKind(StrEnum):
+    DATASET = "DATASET"
+    JOB = "JOB"
+    RUN = "RUN"
+    OPERATION = "OPERATION"
+
+
+class Direction(StrEnum):
+    UPSTREAM = "UPSTREAM"
+    DOWNSTREAM = "DOWNSTREAM"
+    BOTH = "BOTH"
+
+
+class Granularity(StrEnum):
+    """What stands between two datasets: an operation, a run, a job, or nothing."""
+
+    OPERATION = "OPERATION"
+    RUN = "RUN"
+    JOB = "JOB"
+    DATASET = "DATASET"
+
+
+class RelationKind(StrEnum):
+    INPUT = "INPUT"  # dataset -> process that read it
+    OUTPUT = "OUTPUT"  # process -> dataset it wrote
+    DATASET = "DATASET"  # dataset -> dataset through one operation (DATASET granularity)
+
+
+# Finest first: a graph may be asked at the start node's own level or finer, never coarser.
+PROCESS_LEVELS = (NodeKind.OPERATION, NodeKind.RUN, NodeKind.JOB)
+
+
+class NodeRef(NamedTuple):
+    """A node of any kind; a tuple so that graphs of thousands of nodes hash and sort fast
+    (ids only ever compare within one kind, where they share a type)."""
+
+    kind: NodeKind
+    id: NodeId
+
+
+@dataclass(frozen=True, slots=True)
+class TimeWindow:
+    """Relations observed in [since, until]: first seen <= until and last seen >= since."""
+
+    since: datetime = MIN_TIME
+    until: datetime = MAX_TIME
+
+
+@dataclass(frozen=True, slots=True)
+class LineageRequest:
+    start_kind: NodeKind
+    start_ids: tuple[NodeId, ...]
+    direction: Direction
+    depth: int
+    granularity: Granularity
+    window: TimeWindow
+    include_column_lineage: bool
+    max_nodes: int
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaInfo:
+    id: int
+    fields: Any
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetNode:
+    id: int
+    name: str
+    format: str | None
+    location: LocationRef
+    schema: SchemaInfo | None
+
+
+@dataclass(frozen=True, slots=True)
+class JobNode:
+    id: int
+    name: str
+    type: str
+    location: LocationRef
+    parent_job_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunNode:
+    id: UUID
+    job_id: int
+    parent_run_id: UUID | None
+    status: Status
+    created_at: datetime
+    started_at: datetime | None
+    ended_at: datetime | None
+    external_id: str | None
+    attempt: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class OperationNode:
+    id: UUID
+    run_id: UUID
+    name: str | None
+    type: str | None
+    status: Status
+    position: int | None
+    group: str | None
+    description: str | None
+    created_at: datetime
+    started_at: datetime | None
+    ended_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class ParentRelation:
+    parent: NodeRef
+    child: NodeRef
+
+
+@dataclass(frozen=True, slots=True)
+class SymlinkRelation:
+    source_id: int
+    target_id: int
+    type: str
+
+
+@dataclass(slots=True)
+class IORelation:
+    """An input, output or dataset->dataset edge aggregated to the requested granularity."""
+
+    kind: RelationKind
+    source: NodeRef
+    target: NodeRef
+    num_rows: int | None
+    num_bytes: int | None
+    num_files: int | None
+    output_types: int | None  # OutputType bits; None for inputs
+    first_seen_at: datetime
+    last_seen_at: datetime
+
+    @property
+    def key(self) -> tuple[RelationKind, NodeRef, NodeRef]:
+        return (self.kind, self.source, self.target)
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnEdge:
+    """Column lineage between two datasets of the graph, unioned over its processes."""
+
+    source_dataset_id: int
+    target_dataset_id: int
+    source_column: str
+    target_column: str
+    types: int  # ColumnLineageType bits
+    last_seen_at: datetime
+
+
+@dataclass(slots=True)
+class LineageGraph:
+    datasets: list[DatasetNode] = field(default_factory=list)
+    jobs: list[JobNode] = field(default_factory=list)
+    runs: list[RunNode] = field(default_factory=list)
+    operations: list[OperationNode] = field(default_factory=list)
+    parents: list[ParentRelation] = field(default_factory=list)
+    symlinks: list[SymlinkRelation] = field(default_factory=list)
+    relations: list[IORelation] = field(default_factory=list)
+    columns: list[ColumnEdge] = field(default_factory=list)
+    truncated: bool = False

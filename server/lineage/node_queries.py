@@ -1,0 +1,124 @@
+"""SQL loading the nodes of a lineage graph in bulk: one query per kind (and parent hop).
+
+Runs and operations are partitioned by created_at and keyed by (created_at, id). A UUIDv7
+id carries its created_at (the consumer stores exactly `shared.uuids.uuid7_time`), so those
+are fetched by primary key in one partition each; other ids fall back to the id index,
+which probes every partition.
+"""
+
+from collections.abc import Collection, Sequence
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from sqlalchemy import Row, TextClause, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from shared.uuids import uuid7_time
+
+
+async def _rows(session: AsyncSession, stmt: TextClause, **params: Any) -> Sequence[Row[Any]]:
+    rows: Sequence[Row[Any]] = (await session.execute(stmt, params)).all()
+    return rows
+
+
+_SYMLINKS = text(
+    "SELECT from_dataset_id, to_dataset_id, type FROM dataset_symlink "
+    "WHERE from_dataset_id = ANY(:ids)"
+)
+
+
+async def list_symlinks(session: AsyncSession, dataset_ids: list[int]) -> Sequence[Row[Any]]:
+    # The consumer writes both directions, so `from` alone finds every symlink of a dataset.
+    return await _rows(session, _SYMLINKS, ids=dataset_ids)
+
+
+_DATASETS = text("""
+SELECT d.id, d.name, d.format,
+       l.id AS location_id, l.type AS location_type, l.name AS location_name
+FROM dataset AS d JOIN location AS l ON l.id = d.location_id
+WHERE d.id = ANY(:ids)
+""")
+
+
+async def list_datasets(session: AsyncSession, ids: list[int]) -> Sequence[Row[Any]]:
+    return await _rows(session, _DATASETS, ids=ids)
+
+
+_SCHEMAS = text("SELECT id, fields FROM schema WHERE id = ANY(:ids)")
+
+
+async def list_schemas(session: AsyncSession, ids: list[int]) -> Sequence[Row[Any]]:
+    return await _rows(session, _SCHEMAS, ids=ids)
+
+
+_JOBS = text("""
+SELECT j.id, j.name, j.type, j.parent_job_id,
+       l.id AS location_id, l.type AS location_type, l.name AS location_name
+FROM job AS j JOIN location AS l ON l.id = j.location_id
+WHERE j.id = ANY(:ids)
+""")
+
+
+async def list_jobs(session: AsyncSession, ids: list[int]) -> Sequence[Row[Any]]:
+    return await _rows(session, _JOBS, ids=ids)
+
+
+# OFFSET 0 keeps the LATERAL a per-key primary-key lookup (run-time partition pruning);
+# flattened, the planner may hash-join the whole table.
+_BY_KEY = """
+SELECT t.* FROM unnest(CAST(:created AS timestamptz[]), CAST(:ids AS uuid[])) AS k(created_at, id)
+CROSS JOIN LATERAL (
+    SELECT {columns} FROM {table} AS x
+    WHERE x.created_at = k.created_at AND x.id = k.id OFFSET 0
+) AS t
+UNION ALL
+SELECT {columns} FROM {table} AS x WHERE x.id = ANY(:other)
+"""
+_RUN_COLUMNS = (
+    "x.id, x.created_at, x.job_id, x.parent_run_id, x.status, x.started_at, x.ended_at, "
+    "x.external_id, x.attempt"
+)
+_OPERATION_COLUMNS = (
+    'x.id, x.run_id, x.name, x.type, x.status, x.position, x."group", x.description, '
+    "x.created_at, x.started_at, x.ended_at"
+)
+_RUNS = text(_BY_KEY.format(columns=_RUN_COLUMNS, table="run"))
+_OPERATIONS = text(_BY_KEY.format(columns=_OPERATION_COLUMNS, table="operation"))
+
+
+def created_at_of(value: UUID) -> datetime | None:
+    """The created_at a UUIDv7 id implies; None for other versions and impossible times."""
+    try:
+        return uuid7_time(value)
+    except (ValueError, OverflowError, OSError):  # a v7 id beyond year 9999: a typo or a probe
+        return None
+
+
+def _keys(ids: Collection[UUID]) -> dict[str, list[Any]]:
+    created: list[datetime] = []
+    keyed: list[UUID] = []
+    other: list[UUID] = []
+    for value in ids:
+        at = created_at_of(value)
+        if at is None:
+            other.append(value)
+        else:
+            created.append(at)
+            keyed.append(value)
+    return {"created": created, "ids": keyed, "other": other}
+
+
+async def list_runs(
+    session: AsyncSession, ids: Collection[UUID], *, by_key: bool = True
+) -> Sequence[Row[Any]]:
+    """Runs by id; `by_key=False` skips the UUIDv7 shortcut (a retry for ids it missed)."""
+    params = _keys(ids) if by_key else {"created": [], "ids": [], "other": list(ids)}
+    return await _rows(session, _RUNS, **params)
+
+
+async def list_operations(
+    session: AsyncSession, ids: Collection[UUID], *, by_key: bool = True
+) -> Sequence[Row[Any]]:
+    params = _keys(ids) if by_key else {"created": [], "ids": [], "other": list(ids)}
+    return await _rows(session, _OPERATIONS, **params)

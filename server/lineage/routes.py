@@ -1,0 +1,30 @@
+"""HTTP handlers for lineage graphs (thin: validation in schemas, work in service)."""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Response
+
+from server.deps import SessionDep, SettingsDep
+from server.errors import NOT_FOUND
+from server.lineage import service
+from server.lineage.render import render_json
+from server.lineage.schemas import LineageQuery, LineageResponse
+
+router = APIRouter(prefix="/lineage", tags=["lineage"])
+_RESPONSES: dict[int | str, dict[str, Any]] = {404: NOT_FOUND[404]}
+# The body is built by render_json (plain dicts + orjson) and documented by LineageResponse.
+_DOCUMENTED: dict[str, Any] = {"response_model": LineageResponse, "responses": _RESPONSES}
+
+
+@router.get("", summary="Lineage graph around start nodes", **_DOCUMENTED)
+async def get_lineage(
+    query: Annotated[LineageQuery, Query()], session: SessionDep, settings: SettingsDep
+) -> Response:
+    graph = await service.get_lineage(session, query.to_request(settings.server))
+    return Response(render_json(graph), media_type="application/json")
+
+
+@router.post("", summary="Lineage graph around many start nodes (JSON body)", **_DOCUMENTED)
+async def post_lineage(body: LineageQuery, session: SessionDep, settings: SettingsDep) -> Response:
+    graph = await service.get_lineage(session, body.to_request(settings.server))
+    return Response(render_json(graph), media_type="application/json")

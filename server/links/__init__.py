@@ -1,0 +1,1 @@
+"""Link search in the manner of Google Data Lineage: dataset -> dataset edges and their makers."""

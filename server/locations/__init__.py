@@ -1,0 +1,1 @@
+"""Locations: catalogue, detail, and the admin writes (addresses, external id, merge)."""

@@ -1,0 +1,1 @@
+"""Operations: list (a run's Spark SQL jobs...) and detail with inputs, outputs, columns."""

@@ -1,0 +1,1 @@
+"""Runs: catalogue list with filters, and the run detail as a DataHub DataProcessInstance."""

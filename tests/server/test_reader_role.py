@@ -1,0 +1,66 @@
+"""The server reads through `threadline_reader`, which may only SELECT.
+
+Grants (threadline-migrate runs `threadline_grant_reader(role)` after every upgrade):
+    GRANT USAGE ON SCHEMA public TO threadline_reader;
+    GRANT SELECT ON ALL TABLES IN SCHEMA public TO threadline_reader;
+    ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO threadline_reader;
+On top of that, every connection of the server's read engine starts with
+`default_transaction_read_only = on`, so even a misconfigured owner URL cannot write.
+"""
+
+import httpx
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from server.app import create_app
+from tests.server.conftest import World, reader_url, server_settings
+from tests.services import Services
+
+pytestmark = pytest.mark.db
+
+
+async def test_reader_role_serves_reads(reader_api_client: httpx.AsyncClient, world: World) -> None:
+    assert (await reader_api_client.get("/health")).status_code == 200
+    datasets = await reader_api_client.get("/v1/datasets", params={"search": "orders daily"})
+    assert datasets.status_code == 200
+    assert datasets.json()["items"]
+    dataset_id = datasets.json()["items"][0]["id"]
+    assert (await reader_api_client.get(f"/v1/datasets/{dataset_id}")).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "INSERT INTO location (type, name) VALUES ('x', 'reader-was-here')",
+        "UPDATE location SET external_id = 'x'",
+        "DELETE FROM address",
+        "TRUNCATE run",
+        "CREATE TABLE reader_table (id int)",
+    ],
+)
+async def test_reader_role_cannot_write(
+    database_url: str, test_services: Services, statement: str
+) -> None:
+    # A plain engine (not the server's read-only one): only the role's grants stand in the way.
+    engine = create_async_engine(reader_url(database_url, test_services))
+    try:
+        async with engine.begin() as conn:
+            with pytest.raises(DBAPIError) as caught:
+                await conn.execute(text(statement))
+        assert getattr(caught.value.orig, "sqlstate", None) == "42501"  # insufficient_privilege
+    finally:
+        await engine.dispose()
+
+
+async def test_server_engine_is_read_only_even_as_owner(database_url: str) -> None:
+    app = create_app(server_settings(database_url))
+    engine = app.state.databases.reader
+    try:
+        async with engine.connect() as conn:
+            with pytest.raises(DBAPIError) as caught:
+                await conn.execute(text("INSERT INTO user_account (name) VALUES ('owner-write')"))
+        assert getattr(caught.value.orig, "sqlstate", None) == "25006"  # read_only_sql_transaction
+    finally:
+        await engine.dispose()
