@@ -168,6 +168,7 @@ class Run(Base):
     __tablename__ = "run"
     __table_args__ = (
         Index("ix_run_job_id_created_at", "job_id", "created_at"),
+        Index("ix_run_started_at", "started_at"),
         PARTITIONED,
     )
 
@@ -212,7 +213,7 @@ class _DatasetIO:
 
     created_at: Mapped[datetime] = mapped_column(primary_key=True)
     operation_id: Mapped[uuid.UUID] = mapped_column(primary_key=True, index=True)
-    dataset_id: Mapped[int] = mapped_column(primary_key=True, index=True)
+    dataset_id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[uuid.UUID] = mapped_column(index=True)
     job_id: Mapped[int] = mapped_column(index=True)
     schema_id: Mapped[int | None]
@@ -222,14 +223,34 @@ class _DatasetIO:
     last_event_time: Mapped[datetime]
 
 
+def _by_dataset(table: str, *extra: str) -> Index:
+    """Lineage walks from a dataset within a time window without touching the heap."""
+    return Index(
+        f"ix_{table}_dataset_seen",
+        "dataset_id",
+        "last_event_time",
+        postgresql_include=[
+            "created_at",
+            "operation_id",
+            "run_id",
+            "job_id",
+            "schema_id",
+            "num_rows",
+            "num_bytes",
+            "num_files",
+            *extra,
+        ],
+    )
+
+
 class Input(_DatasetIO, Base):
     __tablename__ = "input"
-    __table_args__ = (PARTITIONED,)
+    __table_args__ = (_by_dataset("input"), PARTITIONED)
 
 
 class Output(_DatasetIO, Base):
     __tablename__ = "output"
-    __table_args__ = (PARTITIONED,)
+    __table_args__ = (_by_dataset("output", "types"), PARTITIONED)
 
     types: Mapped[int] = mapped_column(Integer, server_default="0")
 
