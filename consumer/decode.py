@@ -1,9 +1,20 @@
 """decode: bytes -> a typed OpenLineage event, or a Reject with a precise reason.
 
-Only the envelope is validated here (kind, eventTime, runId, job). Facets stay
-plain dicts that extractors read defensively, so an unknown, custom or
-wrongly-typed facet never fails an event, and facets of spec 1-x and 2-x are
-read alike.
+Only the envelope is validated here: what the model cannot do without
+(eventTime; a RunEvent's run.runId; job.namespace and job.name; each dataset's
+namespace and name). Facets stay plain dicts that extractors read defensively,
+so an unknown, custom or wrongly-typed facet never fails an event, and facets
+of spec 1-x and 2-x are read alike. `producer` and `schemaURL` are required by
+the spec but identify nothing, so events without them are accepted.
+
+- runId: a UUID of any version (v7 carries the run's creation time; others get
+  theirs from eventTime, see `consumer.extract.runs.created_at`).
+- eventTime: ISO 8601 with 0-9 fraction digits and any offset; a missing
+  offset is read as UTC (the spec requires one, some producers omit it).
+- Reject reasons: `too_large`, `nul_character`, `invalid_json`, `not_an_object`,
+  `unknown_kind`, `missing_field`, `placeholder` (a required field holds a
+  test-template matcher such as `{{ any(result) }}` or `${json-unit.any-string}`),
+  `invalid_run_id`, `invalid_event_type`, `invalid_event_time`, `invalid_field`.
 """
 
 import re
@@ -29,13 +40,16 @@ EVENT_STATUS = {
     "OTHER": Status.UNKNOWN,
 }
 
-# ISO 8601 with 0-9 fraction digits and an optional offset. A missing offset is
-# read as UTC (OpenLineage requires one, but some producers omit it).
+# ISO 8601 with 0-9 fraction digits and an optional offset.
 _TIME = re.compile(
     r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)"  # date and clock
     r"(?:[.,](\d{1,9}))?"  # fraction, 0-9 digits
     r"\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?"  # offset, optional
 )
+
+
+# A jinja expression or a json-unit matcher; `${...}` alone could be a real name.
+_PLACEHOLDER = re.compile(r"\{\{.*\}\}|\$\{json-unit\.", re.S)
 
 
 class Kind(StrEnum):
@@ -82,13 +96,20 @@ def decode(payload: bytes, max_bytes: int) -> Event | Reject:
     try:
         raw = orjson.loads(payload)
     except orjson.JSONDecodeError as exc:
-        return Reject("invalid_json", str(exc)[:500])
+        return Reject("invalid_json", _json_error(str(exc)))
     if not isinstance(raw, dict):
         return Reject("not_an_object", f"top-level JSON is {type(raw).__name__}, not an object")
     try:
         return _event(raw)
     except DecodeError as exc:
         return exc.reject
+
+
+def _json_error(message: str) -> str:
+    # orjson stops at 1024 levels of nesting and says only "depth limit exceeded".
+    if "depth limit" in message:
+        message = f"nested deeper than the parser's recursion limit (1024 levels): {message}"
+    return message[:500]
 
 
 def _event(raw: Json) -> Event:
@@ -114,7 +135,8 @@ def _event(raw: Json) -> Event:
 
 
 def _kind(raw: Json) -> Kind:
-    if "run" in raw:
+    # Only a RunEvent has an eventType (Marquez also sends it on JobEvents, which have a job).
+    if "run" in raw or ("eventType" in raw and "job" not in raw and "dataset" not in raw):
         return Kind.RUN
     if "dataset" in raw:
         return Kind.DATASET
@@ -126,6 +148,7 @@ def _kind(raw: Json) -> Kind:
 def _event_type(value: Any) -> str | None:
     if value is None:
         return None
+    _no_placeholder(value, "eventType")
     if not isinstance(value, str) or value.upper() not in EVENT_STATUS:
         raise DecodeError(
             "invalid_event_type",
@@ -136,10 +159,11 @@ def _event_type(value: Any) -> str | None:
 
 def _run_id(run: Any) -> UUID:
     if not isinstance(run, dict):
-        raise DecodeError("missing_field", "run must be an object with a runId")
+        raise DecodeError("missing_field", "run is missing or not an object with a runId")
     value = run.get("runId")
     if not isinstance(value, str):
         raise DecodeError("missing_field", "run.runId is missing")
+    _no_placeholder(value, "run.runId")
     try:
         return UUID(value)
     except ValueError:
@@ -183,11 +207,14 @@ def _required_str(obj: Json, key: str, prefix: str = "") -> str:
     value = obj.get(key)
     if not isinstance(value, str) or not value.strip():
         raise DecodeError("missing_field", f"{prefix}{key} is missing or not a non-empty string")
-    if "{{" in value or "${" in value:
-        raise DecodeError(
-            "placeholder", f"{prefix}{key} is a template placeholder: {value[:100]!r}"
-        )
+    _no_placeholder(value, f"{prefix}{key}")
     return value
+
+
+def _no_placeholder(value: Any, where: str) -> None:
+    """Reject test-template matchers (jinja `{{ ... }}`, json-unit `${json-unit...}`)."""
+    if isinstance(value, str) and _PLACEHOLDER.search(value):
+        raise DecodeError("placeholder", f"{where} is a template placeholder: {value[:100]!r}")
 
 
 def _str(value: Any) -> str | None:

@@ -1,24 +1,35 @@
 """merge: the records of a batch combined by natural key, with the rules below.
 
 The same rules run again in SQL when a record meets the stored row
-(`consumer.write.sql`), so merging in memory first only saves round trips:
+(`consumer.write.sql`), so merging in memory first only saves round trips.
+Every rule is a join: commutative, associative and idempotent, so any arrival
+order, any duplication and any split into batches give the same rows.
 
 - status only moves forward: UNKNOWN < STARTED < SUCCEEDED < FAILED < KILLED,
-  so a late START never regresses a finished run;
+  so a late START never regresses a finished run or operation;
 - started_at takes the earliest, ended_at the latest, created_at the earliest;
 - inputs/outputs of a run are the union over its events (keyed by operation and
   dataset): a later event with fewer never removes any;
 - counters (rows, bytes, files) take the maximum; output and column-lineage
-  kinds are bit sets, unioned;
-- descriptive fields take the latest non-null value by eventTime; on equal
-  eventTimes the greater value wins, so the result never depends on arrival order.
+  kinds are bit sets, unioned; an operation's position takes the least (the
+  first Spark job of a SQL execution); checkpoint snapshots take the greatest;
+- descriptive fields (user, external id, log URLs, names, SQL, schema, parent,
+  job) take the greatest non-null value: text by code point, references by
+  their natural key (job by location and name, user by name, schema by digest).
+
+Why not "the latest non-null by eventTime": a row keeps one last_event_time, not
+one per field, and with one time per row that rule is order-dependent. Events
+at t1 (user A), t3 (no user) and t2 (user B): t1, t3, t2 keeps A (t2 < t3, the
+row's time), while t1, t2, t3 gives B. Producers send the same descriptive
+values in every event of a run (extractors derive each field the same way from
+every event that has it), so the greatest value is the latest in practice;
+where they do differ, the greatest is at least the same whatever the order.
 
 Results are sorted by key so every transaction locks rows in the same order.
 """
 
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import fields, replace
-from datetime import datetime
 from typing import Any, TypeVar
 
 from consumer.records import (
@@ -33,6 +44,7 @@ from consumer.records import (
     LocationRecord,
     OperationRecord,
     RunRecord,
+    SymlinkRecord,
 )
 
 T = TypeVar("T")
@@ -48,33 +60,23 @@ RUN_DESCRIPTIVE = (
     "attempt",
     "running_log_url",
     "persistent_log_url",
+    "checkpoints",
 )
-OPERATION_DESCRIPTIVE = ("run_id", "name", "type", "position", "group", "description", "sql_query")
+OPERATION_DESCRIPTIVE = ("run_id", "name", "type", "group", "description", "sql_query")
 
 
-def latest(a: Any, a_time: datetime, b: Any, b_time: datetime) -> Any:
-    """The later non-null value; on a tie in time, the greater one (order-independent)."""
-    if a is None or b is None:
-        return b if a is None else a
-    if a_time != b_time:
-        return a if a_time > b_time else b
-    return max(a, b)
+def greatest(a: Any, b: Any) -> Any:
+    """The greater non-null value (None when both are None)."""
+    return b if a is None else a if b is None else max(a, b)
 
 
-def _least(a: datetime | None, b: datetime | None) -> datetime | None:
+def least(a: Any, b: Any) -> Any:
+    """The lesser non-null value (None when both are None)."""
     return b if a is None else a if b is None else min(a, b)
 
 
-def _greatest(a: datetime | None, b: datetime | None) -> datetime | None:
-    return b if a is None else a if b is None else max(a, b)
-
-
-def _max_int(a: int | None, b: int | None) -> int | None:
-    return b if a is None else a if b is None else max(a, b)
-
-
-def _descriptive(a: T, b: T, names: Iterable[str], a_t: datetime, b_t: datetime) -> dict[str, Any]:
-    return {n: latest(getattr(a, n), a_t, getattr(b, n), b_t) for n in names}
+def _descriptive(a: T, b: T, names: Iterable[str]) -> dict[str, Any]:
+    return {n: greatest(getattr(a, n), getattr(b, n)) for n in names}
 
 
 def merge_runs(a: RunRecord, b: RunRecord) -> RunRecord:
@@ -83,9 +85,9 @@ def merge_runs(a: RunRecord, b: RunRecord) -> RunRecord:
         created_at=min(a.created_at, b.created_at),
         event_time=max(a.event_time, b.event_time),
         status=max(a.status, b.status),
-        started_at=_least(a.started_at, b.started_at),
-        ended_at=_greatest(a.ended_at, b.ended_at),
-        **_descriptive(a, b, RUN_DESCRIPTIVE, a.event_time, b.event_time),
+        started_at=least(a.started_at, b.started_at),
+        ended_at=greatest(a.ended_at, b.ended_at),
+        **_descriptive(a, b, RUN_DESCRIPTIVE),
     )
 
 
@@ -95,9 +97,10 @@ def merge_operations(a: OperationRecord, b: OperationRecord) -> OperationRecord:
         created_at=min(a.created_at, b.created_at),
         event_time=max(a.event_time, b.event_time),
         status=max(a.status, b.status),
-        started_at=_least(a.started_at, b.started_at),
-        ended_at=_greatest(a.ended_at, b.ended_at),
-        **_descriptive(a, b, OPERATION_DESCRIPTIVE, a.event_time, b.event_time),
+        started_at=least(a.started_at, b.started_at),
+        ended_at=greatest(a.ended_at, b.ended_at),
+        position=least(a.position, b.position),
+        **_descriptive(a, b, OPERATION_DESCRIPTIVE),
     )
 
 
@@ -106,21 +109,21 @@ def merge_ios(a: IORecord, b: IORecord) -> IORecord:
         a,
         created_at=min(a.created_at, b.created_at),
         event_time=max(a.event_time, b.event_time),
-        schema=latest(a.schema, a.event_time, b.schema, b.event_time),
-        num_rows=_max_int(a.num_rows, b.num_rows),
-        num_bytes=_max_int(a.num_bytes, b.num_bytes),
-        num_files=_max_int(a.num_files, b.num_files),
+        schema=greatest(a.schema, b.schema),
+        num_rows=greatest(a.num_rows, b.num_rows),
+        num_bytes=greatest(a.num_bytes, b.num_bytes),
+        num_files=greatest(a.num_files, b.num_files),
         output_types=a.output_types | b.output_types,
     )
 
 
 def merge_jobs(a: JobRecord, b: JobRecord) -> JobRecord:
-    """A known type beats UNKNOWN (then the greater); the parent is the latest non-null."""
+    """A known type beats UNKNOWN (then the greater); the parent is the greatest non-null."""
     types = {a.type, b.type} - {"UNKNOWN"}
     return replace(
         a,
         type=max(types) if types else "UNKNOWN",
-        parent=latest(a.parent, a.event_time, b.parent, b.event_time),
+        parent=greatest(a.parent, b.parent),
         event_time=max(a.event_time, b.event_time),
     )
 
@@ -161,7 +164,7 @@ def merge(batch: Iterable[Extracted]) -> Extracted:
     return Extracted(
         locations=_by_key(every.locations, lambda r: r.key, merge_locations),
         datasets=_by_key(every.datasets, lambda r: r.key, _latest_format),
-        symlinks=_by_key(every.symlinks, lambda r: r.key, _keep_first),
+        symlinks=_by_key(every.symlinks, lambda r: r.key, _greater_type),
         jobs=_by_key(every.jobs, lambda r: r.key, merge_jobs),
         schemas=_by_key(every.schemas, lambda r: r.digest, _keep_first),
         runs=_by_key(every.runs, lambda r: r.id, merge_runs),
@@ -169,12 +172,16 @@ def merge(batch: Iterable[Extracted]) -> Extracted:
         ios=_by_key(every.ios, lambda r: r.key, merge_ios),
         column_lineage=_by_key(every.column_lineage, lambda r: r.key, _merge_column_lineage),
         job_datasets=_by_key(every.job_datasets, lambda r: r.key, merge_job_datasets),
+        users=sorted({*every.users, *(r.user for r in every.runs if r.user)}),
     )
 
 
 def _latest_format(a: DatasetRecord, b: DatasetRecord) -> DatasetRecord:
-    formats = [f for f in (a.format, b.format) if f]
-    return replace(a, format=max(formats)) if formats else a
+    return replace(a, format=greatest(a.format, b.format))
+
+
+def _greater_type(a: SymlinkRecord, b: SymlinkRecord) -> SymlinkRecord:
+    return a if a.type >= b.type else b
 
 
 def _merge_column_lineage(a: ColumnLineageRecord, b: ColumnLineageRecord) -> ColumnLineageRecord:
@@ -225,5 +232,6 @@ def rekey(batch: Extracted, canon: dict[LocationKey, LocationKey]) -> Extracted:
         job_datasets=[
             replace(r, job=job(r.job), dataset=ds(r.dataset)) for r in batch.job_datasets
         ],
+        users=batch.users,
     )
     return merge([out])

@@ -73,6 +73,21 @@ class SchemaRecord:
     fields: tuple[Any, ...] = field(compare=False, hash=False)
 
 
+@dataclass(frozen=True, slots=True, order=True)
+class Checkpoints:
+    """A streaming run's checkpoint counters (Flink `checkpoints` run facet).
+
+    Field order is the merge order: the snapshot with the greatest total (then
+    completed, ...) is the latest, as the counters only grow while a job runs.
+    """
+
+    total: int
+    completed: int
+    failed: int
+    restored: int
+    in_progress: int
+
+
 @dataclass(frozen=True, slots=True)
 class RunRecord:
     id: UUID
@@ -90,6 +105,8 @@ class RunRecord:
     attempt: int | None = None
     running_log_url: str | None = None
     persistent_log_url: str | None = None
+    # Not written yet: the run table has no column for it (see consumer.write).
+    checkpoints: Checkpoints | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,3 +195,6 @@ class Extracted:
     ios: list[IORecord] = field(default_factory=list)
     column_lineage: list[ColumnLineageRecord] = field(default_factory=list)
     job_datasets: list[JobDatasetRecord] = field(default_factory=list)
+    # Every user name seen, including those a merged run no longer names: a user is
+    # recorded once seen, whichever value the run's merge rule keeps.
+    users: list[str] = field(default_factory=list)

@@ -1,6 +1,6 @@
 """Column lineage from the columnLineage dataset facet (direct and indirect)."""
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from uuid import UUID
 
@@ -40,20 +40,27 @@ def add_column_lineage(
     dataset: Json,
     target: DatasetKey,
     where: tuple[UUID, datetime, UUID, JobKey, datetime],
+    stored: Mapping[tuple[str, str], DatasetKey],
 ) -> None:
-    """Record every column edge of one output; `where` = (op id, created_at, run, job, time)."""
+    """Record every column edge of one output; `where` = (op id, created_at, run, job, time).
+
+    `stored` maps the event's own (namespace, name) pairs to the keys they are
+    stored under, so a source path that the event stores as its Hive table is
+    the table here too.
+    """
     operation_id, created_at, run_id, job, event_time = where
     for column, source in _edges(obj(dataset, "facets", "columnLineage")):
         namespace, name = text(source, "namespace"), text(source, "name")
         if not namespace or not name:
             continue
+        source_key = stored.get((namespace, name)) or dataset_key(out, namespace, name)
         out.column_lineage.append(
             ColumnLineageRecord(
                 operation_id=operation_id,
                 created_at=created_at,
                 run_id=run_id,
                 job=job,
-                source=dataset_key(out, namespace, name),
+                source=source_key,
                 source_column=(text(source, "field") or WHOLE_DATASET)[:MAX_COLUMN],
                 target=target,
                 target_column=column,

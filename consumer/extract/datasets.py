@@ -17,6 +17,10 @@ from consumer.records import (
 )
 from shared.enums import OutputType, SymlinkType
 from shared.naming import Namespace, normalize_dataset_name, parse_namespace
+from shared.naming.families import FILE_FAMILIES
+
+# Location types whose datasets are paths (storage), as opposed to tables or topics.
+PATH_FAMILIES = FILE_FAMILIES
 
 SCHEMA_NAMESPACE = uuid.UUID("6f1b3c4e-8a5d-4f2e-9b7a-2c1d0e9f8a7b")
 
@@ -64,24 +68,37 @@ def _name(ns: Namespace, name: str) -> str:
 def add_dataset(out: Extracted, dataset: Json) -> DatasetKey:
     """Record a dataset with its symlinks; return the key its lineage is stored under.
 
-    A path with a Hive TABLE symlink is stored as the table (what users search
-    for), linked to the path both ways: path -METASTORE-> table, table -WAREHOUSE-> path.
+    A path with a TABLE symlink (Spark, Glue, Iceberg) is stored as the table, what
+    users search for, linked to the path both ways: path -METASTORE-> table and
+    table -WAREHOUSE-> path. A table with a LOCATION symlink (Hive) stays the table
+    and gets the same pair. A TABLE symlink on a dataset that is not a path is not
+    storage behind a table: Flink 2.x names Kafka topics by their catalog table that
+    way (OpenLineage PR 3657), and other producers reach the topic by its own name,
+    so it is ignored.
     """
     key = dataset_key(out, str(dataset["namespace"]), str(dataset["name"]))
-    table = _table_symlink(out, dataset)
-    if table is None or table == key:
-        return key
-    out.symlinks.append(SymlinkRecord(key, table, SymlinkType.METASTORE))
-    out.symlinks.append(SymlinkRecord(table, key, SymlinkType.WAREHOUSE))
-    return table
-
-
-def _table_symlink(out: Extracted, dataset: Json) -> DatasetKey | None:
     for ident in items(obj(dataset, "facets", "symlinks"), "identifiers"):
-        namespace, name = text(ident, "namespace"), text(ident, "name")
-        if namespace and name and (text(ident, "type") or "TABLE").upper() == "TABLE":
-            return dataset_key(out, namespace, name)
-    return None
+        kind = (text(ident, "type") or "TABLE").upper()
+        if kind == "TABLE" and key[0] in PATH_FAMILIES:
+            table = _symlink_key(out, ident)
+            if table is not None and table != key:
+                _link(out, path=key, table=table)
+                return table
+        elif kind == "LOCATION" and (path := _symlink_key(out, ident)) not in (None, key):
+            _link(out, path=path, table=key)
+    return key
+
+
+def _symlink_key(out: Extracted, ident: Json) -> DatasetKey | None:
+    namespace, name = text(ident, "namespace"), text(ident, "name")
+    return dataset_key(out, namespace, name) if namespace and name else None
+
+
+def _link(out: Extracted, *, path: DatasetKey | None, table: DatasetKey) -> None:
+    if path is None:
+        return
+    out.symlinks.append(SymlinkRecord(path, table, SymlinkType.METASTORE))
+    out.symlinks.append(SymlinkRecord(table, path, SymlinkType.WAREHOUSE))
 
 
 def schema_of(out: Extracted, dataset: Json) -> uuid.UUID | None:

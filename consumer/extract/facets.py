@@ -1,14 +1,22 @@
-"""Defensive readers for facet dicts: a facet of the wrong type reads as absent."""
+"""Defensive readers for facet dicts: a facet of the wrong type reads as absent.
+
+Facets of spec 1-x and 2-x differ mostly in which optional fields exist, so
+every reader returns None (or an empty container) for anything missing or
+mistyped instead of raising: an unknown, custom or broken facet never fails
+an event.
+"""
 
 from collections.abc import Mapping
 from typing import Any
+from uuid import UUID
 
 Json = Mapping[str, Any]
 
 _EMPTY: Json = {}
 
-# PostgreSQL bigint range; statistics outside it (negative, 2^64) are dropped.
+# PostgreSQL bigint/int ranges; values outside them (negative, 2^64) are dropped.
 _BIGINT_MAX = 2**63 - 1
+INT_MAX = 2**31 - 1
 # Descriptive strings are bounded so one odd event cannot bloat a row.
 MAX_TEXT = 10_000
 
@@ -47,9 +55,35 @@ def count(value: Any, *keys: str) -> int | None:
     return None
 
 
+def small_int(value: Any, key: str) -> int | None:
+    """A non-negative integer (or digit string) that fits a PostgreSQL int column."""
+    item = value.get(key) if isinstance(value, Mapping) else None
+    if isinstance(item, str) and item.isascii() and item.isdigit() and len(item) < 11:
+        item = int(item)
+    if isinstance(item, int) and not isinstance(item, bool) and 0 <= item <= INT_MAX:
+        return item
+    return None
+
+
+def uuid_at(value: Any, key: str) -> UUID | None:
+    """A UUID-valued string field, else None (placeholders and hand-written ids included)."""
+    raw = text(value, key, limit=100)
+    try:
+        return UUID(raw) if raw else None
+    except ValueError:
+        return None
+
+
 def items(value: Any, key: str) -> list[Json]:
     """The dict elements of a list field."""
     seq = value.get(key) if isinstance(value, Mapping) else None
     if not isinstance(seq, list):
         return []
     return [item for item in seq if isinstance(item, Mapping)]
+
+
+def first_of_list(value: str | None) -> str | None:
+    """The first entry of a comma-separated list (Spark joins several UI URLs with commas)."""
+    if value is None:
+        return None
+    return value.split(",", 1)[0].strip() or None

@@ -1,33 +1,38 @@
-"""The generic path: any producer's RunEvent becomes a job, a run, one operation and its I/O.
+"""Jobs, runs, parents and operations of a RunEvent: the generic mapping integrations refine.
 
-Integration modules (spark, airflow, ...) reuse these pieces and refine the
-records (job type, external id, user, log URLs, run -> operation mapping).
+Generic: a RunEvent is a run of its job with one operation (id = run id) that
+holds its inputs and outputs. An integration either refines that run (Airflow,
+Flink, Debezium call `generic` with extra fields) or makes the event an
+operation of its parent's run (Spark job-level events, dbt nodes: `as_operation`).
+
+Parents: the parent facet names the direct parent run and its job; both are
+recorded (the run with UNKNOWN status, which any real event of it overrides)
+so the link holds even when the parent's own events never arrive. The root
+(`parent.root`, ParentRunFacet 1-1) is recorded the same way, but the model
+keeps only the direct parent (`run.parent_run_id`), so the root becomes the
+parent only when the facet names no direct parent run (spec examples do that).
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, TypeVar
 from uuid import UUID
 
 from consumer.decode import EVENT_STATUS, Event
-from consumer.extract.columns import add_column_lineage
-from consumer.extract.datasets import (
-    add_dataset,
-    add_location,
-    input_stats,
-    output_stats,
-    output_types,
-    schema_of,
-)
-from consumer.extract.facets import obj, text
-from consumer.records import Extracted, IORecord, JobKey, JobRecord, OperationRecord, RunRecord
-from shared.enums import IODirection, JobType, Status
+from consumer.extract.datasets import add_location
+from consumer.extract.facets import Json, obj, text, uuid_at
+from consumer.records import Extracted, JobKey, JobRecord, OperationRecord, RunRecord
+from shared.enums import JobType, Status
 from shared.naming import parse_job_namespace
 from shared.uuids import uuid7_time
 
 STARTING = frozenset({"START", "RUNNING"})
 ENDING = frozenset({"COMPLETE", "FAIL", "ABORT"})
+FAILING = frozenset({"FAIL", "ABORT"})
 MAX_NAME = 2000
+
+R = TypeVar("R", RunRecord, OperationRecord)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +44,14 @@ class Placement:
     run_id: UUID
     job: JobKey
     sql: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Parent:
+    """A run named by a parent (or root) facet, and its job."""
+
+    run_id: UUID
+    job: JobKey
 
 
 def created_at(run_id: UUID, event_time: datetime) -> datetime:
@@ -55,27 +68,47 @@ def add_job(
 ) -> JobKey:
     ns = parse_job_namespace(namespace)
     add_location(out, ns)
-    record = JobRecord((ns.location_type, ns.location_name), name[:MAX_NAME], job_type, parent, at)
-    out.jobs.append(record)
-    return record.key
+    key = (ns.location_type, ns.location_name, name[:MAX_NAME])
+    return typed_job(out, key, job_type, at, parent)
 
 
-def parent_of(out: Extracted, event: Event) -> tuple[UUID, JobKey] | None:
-    """The parent run id and job from the parent facet (the job recorded as UNKNOWN type)."""
+def typed_job(
+    out: Extracted, key: JobKey, job_type: str, at: datetime, parent: JobKey | None = None
+) -> JobKey:
+    """Record (again) a job already keyed, e.g. a parent job once its type is known."""
+    parent = None if parent == key else parent  # a job is never its own parent
+    out.jobs.append(JobRecord((key[0], key[1]), key[2], job_type, parent, at))
+    return key
+
+
+def parent_of(out: Extracted, event: Event) -> Parent | None:
+    """The direct parent of the event's run (else its root), each recorded as a run of its job."""
     facet = obj(event.run_facets, "parent")
-    run_id, namespace = text(obj(facet, "run"), "runId"), text(obj(facet, "job"), "namespace")
-    name = text(obj(facet, "job"), "name")
-    if not (run_id and namespace and name):
-        return None
-    try:
-        parent_id = UUID(run_id)
-    except ValueError:
-        return None
-    return parent_id, add_job(out, namespace, name, JobType.UNKNOWN, None, event.event_time)
+    direct = _referenced_run(out, event, facet)
+    root = _referenced_run(out, event, obj(facet, "root"))
+    return direct or root
 
 
-def error_message(event: Event) -> str | None:
-    return text(obj(event.run_facets, "errorMessage"), "message")
+def _referenced_run(out: Extracted, event: Event, facet: Json) -> Parent | None:
+    run_id = uuid_at(obj(facet, "run"), "runId")
+    namespace, name = text(obj(facet, "job"), "namespace"), text(obj(facet, "job"), "name")
+    if run_id is None or run_id == event.run_id or not (namespace and name):
+        return None
+    job = add_job(out, namespace, name, JobType.UNKNOWN, None, event.event_time)
+    out.runs.append(bare_run(event, run_id, job))
+    return Parent(run_id, job)
+
+
+def bare_run(event: Event, run_id: UUID, job: JobKey, **fields: Any) -> RunRecord:
+    """A run known only by reference (a parent): UNKNOWN status, no times of its own."""
+    record = RunRecord(
+        id=run_id,
+        created_at=created_at(run_id, event.event_time),
+        job=job,
+        event_time=event.event_time,
+        status=int(Status.UNKNOWN),
+    )
+    return with_fields(record, fields)
 
 
 def base_run(event: Event, run_id: UUID, job: JobKey, parent_run: UUID | None) -> RunRecord:
@@ -89,9 +122,12 @@ def base_run(event: Event, run_id: UUID, job: JobKey, parent_run: UUID | None) -
         parent_run_id=parent_run,
         started_at=event.event_time if kind in STARTING else None,
         ended_at=event.event_time if kind in ENDING else None,
-        ended_reason=error_message(event) if kind == "FAIL" else None,
-        start_reason=text(obj(event.run_facets, "nominalTime"), "nominalStartTime"),
+        ended_reason=error_message(event) if kind in FAILING else None,
     )
+
+
+def error_message(event: Event) -> str | None:
+    return text(obj(event.run_facets, "errorMessage"), "message")
 
 
 def base_operation(event: Event, op_id: UUID, run_id: UUID, **overrides: Any) -> OperationRecord:
@@ -109,66 +145,43 @@ def base_operation(event: Event, op_id: UUID, run_id: UUID, **overrides: Any) ->
         started_at=event.event_time if kind in STARTING else None,
         ended_at=event.event_time if kind in ENDING else None,
     )
-    return _with(record, overrides)
+    return with_fields(record, overrides)
 
 
-def generic(out: Extracted, event: Event, job_type: str, **run_fields: Any) -> Placement:
+def generic(
+    out: Extracted,
+    event: Event,
+    job_type: str,
+    *,
+    operation: Mapping[str, Any] | None = None,
+    **run_fields: Any,
+) -> Placement:
     """A run of the event's job with one operation (id = run id) holding its I/O."""
-    if event.run_id is None or not event.job_namespace or not event.job_name:
-        raise ValueError("generic() needs a RunEvent (decode guarantees its envelope)")
+    run_id, namespace, name = _envelope(event)
     parent = parent_of(out, event)
-    job = add_job(
-        out,
-        event.job_namespace,
-        event.job_name,
-        job_type,
-        parent[1] if parent else None,
-        event.event_time,
-    )
-    run = base_run(event, event.run_id, job, parent[0] if parent else None)
-    out.runs.append(_with(run, run_fields))
-    operation = base_operation(event, event.run_id, event.run_id)
-    out.operations.append(operation)
-    return Placement(event.run_id, operation.created_at, event.run_id, job, operation.sql_query)
+    job = add_job(out, namespace, name, job_type, parent.job if parent else None, event.event_time)
+    run = base_run(event, run_id, job, parent.run_id if parent else None)
+    out.runs.append(with_fields(run, run_fields))
+    record = base_operation(event, run_id, run_id, **(operation or {}))
+    out.operations.append(record)
+    return Placement(run_id, record.created_at, run_id, job, record.sql_query)
 
 
-R = TypeVar("R", RunRecord, OperationRecord)
+def as_operation(out: Extracted, event: Event, parent: Parent, **fields: Any) -> Placement:
+    """The event as an operation (id = its run id) of its parent's run, which holds its I/O."""
+    run_id, _, _ = _envelope(event)
+    record = base_operation(event, run_id, parent.run_id, **fields)
+    out.operations.append(record)
+    return Placement(run_id, record.created_at, parent.run_id, parent.job, record.sql_query)
 
 
-def _with(record: R, fields: dict[str, Any]) -> R:
+def _envelope(event: Event) -> tuple[UUID, str, str]:
+    if event.run_id is None or not event.job_namespace or not event.job_name:
+        raise ValueError("a RunEvent needs runId, job.namespace and job.name (decode checks)")
+    return event.run_id, event.job_namespace, event.job_name
+
+
+def with_fields(record: R, fields: Mapping[str, Any]) -> R:
     """The record with every non-None field of `fields` replaced."""
     changes = {k: v for k, v in fields.items() if v is not None}
     return replace(record, **changes) if changes else record
-
-
-def add_io(out: Extracted, event: Event, at: Placement) -> None:
-    """Inputs and outputs of the event, attached to `at`, with schema, stats, column lineage."""
-    for dataset in event.inputs:
-        _add_one(out, event, at, dataset, IODirection.INPUT)
-    for dataset in event.outputs:
-        _add_one(out, event, at, dataset, IODirection.OUTPUT)
-
-
-def _add_one(out: Extracted, event: Event, at: Placement, dataset: Any, direction: int) -> None:
-    key = add_dataset(out, dataset)
-    is_output = direction == IODirection.OUTPUT
-    rows, size, files = output_stats(dataset) if is_output else input_stats(dataset)
-    out.ios.append(
-        IORecord(
-            direction=direction,
-            operation_id=at.operation_id,
-            created_at=at.created_at,
-            run_id=at.run_id,
-            job=at.job,
-            dataset=key,
-            event_time=event.event_time,
-            schema=schema_of(out, dataset),
-            num_rows=rows,
-            num_bytes=size,
-            num_files=files,
-            output_types=output_types(dataset, at.sql) if is_output else 0,
-        )
-    )
-    if is_output:
-        where = (at.operation_id, at.created_at, at.run_id, at.job, event.event_time)
-        add_column_lineage(out, dataset, key, where)

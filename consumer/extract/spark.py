@@ -2,77 +2,82 @@
 
 The OpenLineage Spark listener sends application-level events (jobType
 APPLICATION) and job-level events (SQL_JOB, JOB, RDD_JOB) whose parent facet
-names the application run; older listeners send only job-level events.
+names the application run. A job-level event alone creates the application
+run: older listeners send no APPLICATION events, and a batch may hold a job's
+events without its application's. Job-level events also carry application
+details (applicationId, Dataproc appId, `spark.app.id`) that some listener
+versions leave out of the application events (OpenLineage issue 3846), so they
+enrich the application run too. Logical plans (`spark.logicalPlan`,
+`spark_unknown`) are never read: they are large and not part of the model.
 """
 
+import re
+from typing import Any
+
 from consumer.decode import Event
-from consumer.extract.facets import obj, text
+from consumer.extract.facets import first_of_list, obj, small_int, text
 from consumer.extract.runs import (
+    MAX_NAME,
+    Parent,
     Placement,
-    add_job,
-    base_operation,
-    created_at,
+    as_operation,
+    bare_run,
     generic,
     parent_of,
+    typed_job,
 )
-from consumer.records import Extracted, RunRecord
-from shared.enums import JobType, Status
+from consumer.records import Extracted
+from shared.enums import JobType
 
 OPERATION_TYPES = frozenset({"SQL_JOB", "JOB", "RDD_JOB"})
+_SPACES = re.compile(r"\s+")
 
 
 def extract_spark(out: Extracted, event: Event) -> Placement:
     job_type = (text(obj(event.job_facets, "jobType"), "jobType") or "").upper()
-    if job_type in OPERATION_TYPES and (placement := _operation(out, event)) is not None:
-        return placement
+    if job_type in OPERATION_TYPES and (parent := parent_of(out, event)) is not None:
+        return _operation(out, event, parent, job_type)
+    return generic(out, event, JobType.SPARK_APPLICATION, **application_fields(event))
+
+
+def application_fields(event: Event) -> dict[str, Any]:
+    """Run fields of the application from whichever facets this event carries."""
     details = obj(event.run_facets, "spark_applicationDetails")
-    dataproc = obj(event.run_facets, "gcp_dataproc_spark")
-    return generic(
+    properties = obj(event.run_facets, "spark_properties", "properties")
+    ui_url = first_of_list(text(details, "proxyUrl")) or first_of_list(text(details, "uiWebUrl"))
+    return {
+        "external_id": text(details, "applicationId")
+        or text(obj(event.run_facets, "gcp_dataproc_spark"), "appId")
+        or text(properties, "spark.app.id"),
+        "user": text(details, "userName"),
+        "running_log_url": ui_url,
+        "persistent_log_url": first_of_list(text(details, "historyUrl")),
+    }
+
+
+def _operation(out: Extracted, event: Event, parent: Parent, job_type: str) -> Placement:
+    """A job-level event: an operation of the application run named by its parent facet."""
+    typed_job(out, parent.job, JobType.SPARK_APPLICATION, event.event_time)
+    out.runs.append(bare_run(event, parent.run_id, parent.job, **application_fields(event)))
+    details = obj(event.run_facets, "spark_jobDetails")
+    return as_operation(
         out,
         event,
-        JobType.SPARK_APPLICATION,
-        external_id=text(details, "applicationId") or text(dataproc, "appId"),
-        user=text(details, "userName"),
-        running_log_url=text(details, "uiWebUrl"),
-        persistent_log_url=text(details, "historyUrl"),
-    )
-
-
-def _operation(out: Extracted, event: Event) -> Placement | None:
-    """A job-level event: an operation of the application run named by its parent facet."""
-    parent = parent_of(out, event)
-    if parent is None or event.run_id is None:
-        return None
-    app_run_id = parent[0]
-    # Re-record the application job with its real type (parent_of records UNKNOWN).
-    app_job = add_job(out, *_job_names(event), JobType.SPARK_APPLICATION, None, event.event_time)
-    out.runs.append(
-        RunRecord(
-            id=app_run_id,
-            created_at=created_at(app_run_id, event.event_time),
-            job=app_job,
-            event_time=event.event_time,
-            status=int(Status.UNKNOWN),
-        )
-    )
-    details = obj(event.run_facets, "spark_jobDetails")
-    operation = base_operation(
-        event,
-        event.run_id,
-        app_run_id,
-        type=text(obj(event.job_facets, "jobType"), "jobType"),
-        position=_int(text(details, "jobId")),
+        parent,
+        name=operation_name(event.job_name or "", parent.job[2]),
+        type=job_type,
+        position=small_int(details, "jobId"),
         group=text(details, "jobGroup"),
         description=text(details, "jobDescription"),
     )
-    out.operations.append(operation)
-    return Placement(event.run_id, operation.created_at, app_run_id, app_job, operation.sql_query)
 
 
-def _job_names(event: Event) -> tuple[str, str]:
-    job = obj(event.run_facets, "parent", "job")
-    return text(job, "namespace") or "", text(job, "name") or ""
+def operation_name(job_name: str, application: str) -> str | None:
+    """`app.execute_insert_into_hive_table.t1` -> `execute_insert_into_hive_table.t1`.
 
-
-def _int(value: str | None) -> int | None:
-    return int(value) if value and value.isdigit() and len(value) < 10 else None
+    The listener names a job-level event `<application>.<plan node>[.<table>]`,
+    sometimes with a raw multi-line query in it: the prefix is dropped and
+    whitespace runs become one space.
+    """
+    name = _SPACES.sub(" ", job_name).strip()
+    return (name.removeprefix(application + ".") or name)[:MAX_NAME] or None

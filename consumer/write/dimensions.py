@@ -21,6 +21,7 @@ from consumer.records import (
     LocationRecord,
     SchemaRecord,
 )
+from consumer.write import sql
 from shared.naming import parse_namespace
 
 
@@ -81,6 +82,8 @@ async def _resolve_one(conn: asyncpg.Connection, record: LocationRecord, cache: 
     # Another worker may have claimed an address meanwhile: merge what it made.
     owners = await _owners(conn, record.addresses)
     merged |= await _merge_into(conn, target, set(owners.values()))
+    # Named after its smallest address, whichever address was seen first.
+    await conn.execute(sql.NAME_LOCATION, target, record.name)
     for address in record.addresses:
         cache.addresses[address] = target
     cache.locations[record.key] = target
@@ -219,9 +222,7 @@ async def _link_parents(conn: asyncpg.Connection, jobs: list[JobRecord], cache: 
     if not pairs:
         return
     await conn.execute(
-        "UPDATE job SET parent_job_id = p.parent FROM unnest($1::bigint[], $2::bigint[])"
-        " AS p(id, parent) WHERE job.id = p.id AND job.id <> p.parent"
-        " AND job.parent_job_id IS DISTINCT FROM p.parent",
+        sql.LINK_JOB_PARENTS,
         [c for c, _ in pairs],
         [p for _, p in pairs],
     )
@@ -232,7 +233,7 @@ async def _link_parents(conn: asyncpg.Connection, jobs: list[JobRecord], cache: 
 
 
 async def resolve_users(conn: asyncpg.Connection, batch: Extracted, cache: IdCache) -> None:
-    names = sorted({r.user for r in batch.runs if r.user} - cache.users.keys())
+    names = sorted({*batch.users, *(r.user for r in batch.runs if r.user)} - cache.users.keys())
     if not names:
         return
     await conn.execute(

@@ -2,7 +2,7 @@
 
 Each ON CONFLICT clause applies the merge rules of `consumer.merge` to the
 stored row, so a record meeting an earlier state gives the same result as if
-both had been merged in memory.
+both had been merged in memory (GREATEST/LEAST skip NULLs, like merge.greatest).
 """
 
 TEXT_COLUMNS = frozenset(
@@ -21,27 +21,59 @@ TEXT_COLUMNS = frozenset(
 )
 
 
-def latest(col: str, table: str) -> str:
-    """SET clause: the later non-null value by last_event_time; a tie takes the greater."""
-    # Text compares with COLLATE "C" (code points) so ties resolve as Python's max() does.
+def greatest(col: str, table: str) -> str:
+    """SET clause: the greater non-null value (GREATEST skips NULLs), as merge.greatest."""
+    # Text compares with COLLATE "C" (code points), as Python's max() does.
     c = ' COLLATE "C"' if col in TEXT_COLUMNS else ""
+    return f'"{col}" = GREATEST({table}."{col}"{c}, excluded."{col}"{c})'
+
+
+def greatest_by(col: str, table: str, ranked: str) -> str:
+    """SET clause for an id column: the id whose natural key (`ranked` lists them) is greater.
+
+    Surrogate ids depend on insertion order, so comparing them would make the
+    result depend on arrival order; their natural keys do not.
+    """
+    stored, new = f"{table}.{col}", f"excluded.{col}"
     return (
-        f'"{col}" = CASE WHEN excluded.last_event_time > {table}.last_event_time'
-        f' THEN COALESCE(excluded."{col}", {table}."{col}")'
-        f" WHEN excluded.last_event_time < {table}.last_event_time"
-        f' THEN COALESCE({table}."{col}", excluded."{col}")'
-        f' ELSE GREATEST({table}."{col}"{c}, excluded."{col}"{c}) END'
+        f"{col} = CASE WHEN {stored} IS NULL THEN {new}"
+        f" WHEN {new} IS NULL OR {new} = {stored} THEN {stored}"
+        f" ELSE ({ranked.format(a=stored, b=new)}) END"
     )
 
 
-def _latest_all(cols: tuple[str, ...], table: str) -> str:
-    return ",\n  ".join(latest(c, table) for c in cols)
+def _greatest_all(cols: tuple[str, ...], table: str) -> str:
+    return ",\n  ".join(greatest(c, table) for c in cols)
 
 
-RUN_LATEST = (
-    "job_id",
+# The greater of two ids by natural key, in the order of the in-memory keys.
+JOB_BY_KEY = (
+    "SELECT j.id FROM job j JOIN location l ON l.id = j.location_id WHERE j.id IN ({a}, {b})"
+    ' ORDER BY l.type COLLATE "C" DESC, l.name COLLATE "C" DESC, j.name COLLATE "C" DESC LIMIT 1'
+)
+USER_BY_NAME = (
+    'SELECT id FROM user_account WHERE id IN ({a}, {b}) ORDER BY name COLLATE "C" DESC LIMIT 1'
+)
+SCHEMA_BY_DIGEST = "SELECT id FROM schema WHERE id IN ({a}, {b}) ORDER BY digest DESC LIMIT 1"
+
+# A job's parent: the one with the greater natural key wins, as in consumer.merge.
+LINK_JOB_PARENTS = f"""
+UPDATE job SET parent_job_id = p.parent FROM unnest($1::bigint[], $2::bigint[]) AS p(id, parent)
+WHERE job.id = p.id AND job.id <> p.parent
+  AND (job.parent_job_id IS NULL OR job.parent_job_id <> p.parent
+       AND p.parent = ({JOB_BY_KEY.format(a="p.parent", b="job.parent_job_id")}))
+"""  # noqa: S608 - constant column names only; every value is a bound parameter
+
+# A location takes the smallest name among the records that reach it (each record is
+# named after its own smallest address), so its name never depends on arrival order.
+# A name held by another location (an operator's doing) is left alone.
+NAME_LOCATION = """
+UPDATE location SET name = $2 WHERE id = $1 AND name COLLATE "C" > $2 COLLATE "C"
+  AND NOT EXISTS (SELECT 1 FROM location o WHERE o.type = location.type AND o.name = $2)
+"""
+
+RUN_GREATEST = (
     "parent_run_id",
-    "started_by_user_id",
     "start_reason",
     "ended_reason",
     "external_id",
@@ -49,7 +81,7 @@ RUN_LATEST = (
     "running_log_url",
     "persistent_log_url",
 )
-OPERATION_LATEST = ("run_id", "name", "type", "position", "group", "description", "sql_query")
+OPERATION_GREATEST = ("run_id", "name", "type", "group", "description", "sql_query")
 
 UPSERT_RUNS = f"""
 INSERT INTO run AS r (created_at, id, job_id, parent_run_id, status, started_at, ended_at,
@@ -62,7 +94,9 @@ ON CONFLICT (created_at, id) DO UPDATE SET
   status = GREATEST(r.status, excluded.status),
   started_at = LEAST(r.started_at, excluded.started_at),
   ended_at = GREATEST(r.ended_at, excluded.ended_at),
-  {_latest_all(RUN_LATEST, "r")},
+  {greatest_by("job_id", "r", JOB_BY_KEY)},
+  {greatest_by("started_by_user_id", "r", USER_BY_NAME)},
+  {_greatest_all(RUN_GREATEST, "r")},
   last_event_time = GREATEST(r.last_event_time, excluded.last_event_time)
 """  # noqa: S608 - constant column names only; every value is a bound parameter
 
@@ -76,7 +110,8 @@ ON CONFLICT (created_at, id) DO UPDATE SET
   status = GREATEST(o.status, excluded.status),
   started_at = LEAST(o.started_at, excluded.started_at),
   ended_at = GREATEST(o.ended_at, excluded.ended_at),
-  {_latest_all(OPERATION_LATEST, "o")},
+  position = LEAST(o.position, excluded.position),
+  {_greatest_all(OPERATION_GREATEST, "o")},
   last_event_time = GREATEST(o.last_event_time, excluded.last_event_time)
 """  # noqa: S608 - constant column names only; every value is a bound parameter
 
@@ -85,7 +120,7 @@ _IO_COLUMNS = """(created_at, operation_id, dataset_id, run_id, job_id, schema_i
 _IO_VALUES = """unnest($1::timestamptz[], $2::uuid[], $3::bigint[], $4::uuid[], $5::bigint[],
   $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::timestamptz[]{extra})"""
 _IO_SET = f"""
-  {latest("schema_id", "x")},
+  {greatest_by("schema_id", "x", SCHEMA_BY_DIGEST)},
   num_rows = GREATEST(x.num_rows, excluded.num_rows),
   num_bytes = GREATEST(x.num_bytes, excluded.num_bytes),
   num_files = GREATEST(x.num_files, excluded.num_files),
