@@ -13,7 +13,8 @@ the spec but identify nothing, so events without them are accepted.
   offset is read as UTC (the spec requires one, some producers omit it).
 - Reject reasons: `too_large`, `nul_character`, `invalid_json`, `not_an_object`,
   `unknown_kind`, `missing_field`, `placeholder` (a required field holds a
-  test-template matcher such as `{{ any(result) }}` or `${json-unit.any-string}`),
+  test-template matcher such as `{{ any(result) }}` or `${json-unit.any-string}`,
+  or the runId is the nil or max UUID),
   `invalid_run_id`, `invalid_event_type`, `invalid_event_time`, `invalid_field`.
 """
 
@@ -48,6 +49,7 @@ _TIME = re.compile(
 )
 
 
+_MAX_UUID = 2**128 - 1
 # A jinja expression or a json-unit matcher; `${...}` alone could be a real name.
 _PLACEHOLDER = re.compile(r"\{\{.*\}\}|\$\{json-unit\.", re.S)
 
@@ -165,9 +167,14 @@ def _run_id(run: Any) -> UUID:
         raise DecodeError("missing_field", "run.runId is missing")
     _no_placeholder(value, "run.runId")
     try:
-        return UUID(value)
+        run_id = UUID(value)
     except ValueError:
         raise DecodeError("invalid_run_id", f"run.runId {value[:100]!r} is not a UUID") from None
+    # The nil and max UUIDs are "no id yet" values: accepting them would merge every
+    # such event into one run.
+    if run_id.int in (0, _MAX_UUID):
+        raise DecodeError("placeholder", f"run.runId {value[:100]!r} is the nil or max UUID")
+    return run_id
 
 
 def _job_names(job: Any) -> tuple[str, str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import asyncpg
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from consumer.decode import Event, Reject, decode
+from consumer.decode import DecodeError, Event, Reject, decode
 from consumer.extract import extract
 from consumer.merge import merge
 from consumer.records import Extracted
@@ -105,6 +105,8 @@ class Pipeline:
 def _extract_safely(event: Event) -> Extracted | Reject:
     try:
         return extract(event)
+    except DecodeError as exc:  # a precise reject found while extracting (name_too_long)
+        return exc.reject
     except Exception as exc:
         log.exception("extract failed for a decodable event")
         return Reject("extract_failed", f"{type(exc).__name__}: {exc}"[:500])

@@ -5,12 +5,10 @@ from datetime import datetime
 from uuid import UUID
 
 from consumer.extract.datasets import dataset_key
-from consumer.extract.facets import Json, items, obj, text
+from consumer.extract.facets import Json, items, key_part, obj, text
 from consumer.records import ColumnLineageRecord, DatasetKey, Extracted, JobKey
 from shared.enums import ColumnLineageType
 
-# Column names are identifiers; a bound keeps one odd event from bloating the index.
-MAX_COLUMN = 1000
 # Dataset-level indirect lineage (the facet's "dataset" list) has no target column.
 WHOLE_DATASET = ""
 
@@ -30,7 +28,7 @@ def _edges(facet: Json) -> Iterator[tuple[str, Json]]:
     fields = obj(facet, "fields")
     for column, spec in fields.items():
         for source in items(spec, "inputFields"):
-            yield str(column)[:MAX_COLUMN], source
+            yield key_part(str(column), "column name"), source
     for source in items(facet, "dataset"):
         yield WHOLE_DATASET, source
 
@@ -61,7 +59,7 @@ def add_column_lineage(
                 run_id=run_id,
                 job=job,
                 source=source_key,
-                source_column=(text(source, "field") or WHOLE_DATASET)[:MAX_COLUMN],
+                source_column=key_part(text(source, "field") or WHOLE_DATASET, "column name"),
                 target=target,
                 target_column=column,
                 types=_types(source),

@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from consumer.extract.facets import Json, count, items, obj, text
+from consumer.extract.facets import Json, count, items, key_part, obj, text
 from consumer.records import (
     DatasetKey,
     DatasetRecord,
@@ -21,6 +21,8 @@ from shared.naming.families import FILE_FAMILIES
 
 # Location types whose datasets are paths (storage), as opposed to tables or topics.
 PATH_FAMILIES = FILE_FAMILIES
+# Symlink identifier types that link a table and its storage (a missing type is TABLE).
+LINKED = frozenset({"TABLE", "LOCATION"})
 
 SCHEMA_NAMESPACE = uuid.UUID("6f1b3c4e-8a5d-4f2e-9b7a-2c1d0e9f8a7b")
 
@@ -47,6 +49,8 @@ _FIRST_WORD = re.compile(r"\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*([A-Za-z]+)(\s+[A-Z
 
 
 def add_location(out: Extracted, ns: Namespace) -> None:
+    for address in ns.addresses:
+        key_part(address, "namespace")
     out.locations.append(
         LocationRecord(ns.location_type, ns.location_name, frozenset(ns.addresses))
     )
@@ -62,7 +66,7 @@ def dataset_key(out: Extracted, namespace: str, name: str) -> DatasetKey:
 
 
 def _name(ns: Namespace, name: str) -> str:
-    return normalize_dataset_name(ns.location_type, name)[:2000]
+    return key_part(normalize_dataset_name(ns.location_type, name), "dataset name")
 
 
 def add_dataset(out: Extracted, dataset: Json) -> DatasetKey:
@@ -79,13 +83,16 @@ def add_dataset(out: Extracted, dataset: Json) -> DatasetKey:
     key = dataset_key(out, str(dataset["namespace"]), str(dataset["name"]))
     for ident in items(obj(dataset, "facets", "symlinks"), "identifiers"):
         kind = (text(ident, "type") or "TABLE").upper()
-        if kind == "TABLE" and key[0] in PATH_FAMILIES:
-            table = _symlink_key(out, ident)
-            if table is not None and table != key:
-                _link(out, path=key, table=table)
-                return table
-        elif kind == "LOCATION" and (path := _symlink_key(out, ident)) not in (None, key):
-            _link(out, path=path, table=key)
+        if kind not in LINKED or (kind == "TABLE" and key[0] not in PATH_FAMILIES):
+            continue
+        other = _symlink_key(out, ident)
+        if other is None or other == key:
+            continue
+        if kind == "LOCATION":
+            _link(out, path=other, table=key)
+            continue
+        _link(out, path=key, table=other)
+        return other
     return key
 
 
@@ -94,9 +101,7 @@ def _symlink_key(out: Extracted, ident: Json) -> DatasetKey | None:
     return dataset_key(out, namespace, name) if namespace and name else None
 
 
-def _link(out: Extracted, *, path: DatasetKey | None, table: DatasetKey) -> None:
-    if path is None:
-        return
+def _link(out: Extracted, *, path: DatasetKey, table: DatasetKey) -> None:
     out.symlinks.append(SymlinkRecord(path, table, SymlinkType.METASTORE))
     out.symlinks.append(SymlinkRecord(table, path, SymlinkType.WAREHOUSE))
 

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 from uuid import UUID
 
+from consumer.decode import DecodeError
+
 Json = Mapping[str, Any]
 
 _EMPTY: Json = {}
@@ -87,3 +89,21 @@ def first_of_list(value: str | None) -> str | None:
     if value is None:
         return None
     return value.split(",", 1)[0].strip() or None
+
+
+# Names that key a unique index (dataset, job, location, column) must fit one btree
+# entry (~2.7 kB). A longer one is rejected whole with `name_too_long`, never cut:
+# a cut name would silently merge distinct datasets.
+MAX_KEY_BYTES = 2000
+
+
+def key_part(value: str, what: str) -> str:
+    """`value` unchanged when it fits an index key, else the event is rejected."""
+    if len(value) * 4 <= MAX_KEY_BYTES:  # UTF-8 needs at most 4 bytes a character
+        return value
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > MAX_KEY_BYTES:
+        raise DecodeError(
+            "name_too_long", f"{what} is {size} bytes (UTF-8); at most {MAX_KEY_BYTES}"
+        )
+    return value

@@ -21,7 +21,7 @@ from uuid import UUID
 
 from consumer.decode import EVENT_STATUS, Event
 from consumer.extract.datasets import add_location
-from consumer.extract.facets import Json, obj, text, uuid_at
+from consumer.extract.facets import Json, key_part, obj, text, uuid_at
 from consumer.records import Extracted, JobKey, JobRecord, OperationRecord, RunRecord
 from shared.enums import JobType, Status
 from shared.naming import parse_job_namespace
@@ -68,7 +68,7 @@ def add_job(
 ) -> JobKey:
     ns = parse_job_namespace(namespace)
     add_location(out, ns)
-    key = (ns.location_type, ns.location_name, name[:MAX_NAME])
+    key = (ns.location_type, ns.location_name, key_part(name, "job name"))
     return typed_job(out, key, job_type, at, parent)
 
 

@@ -15,71 +15,9 @@ from consumer.extract.hive import session_uuid
 from consumer.ingest import BatchResult, ingest_payloads
 from shared.enums import OutputType, Status
 from tests.conftest import truncate_all
-from tests.corpus import CorpusEvent, corpus_events, ingestable
+from tests.corpus import corpus_events, expected_reject, ingestable
 
 pytestmark = pytest.mark.db
-
-# Every corpus event that must be rejected, by file: one reason for all its events, or
-# one per index. Sources: ../shared/corpus/PROVENANCE.md ("placeholders", "missing: ...").
-PLACEHOLDER_FILES = [
-    *(f"openlineage-dbt/structured_logs_{n}.json" for n in ("bigquery_successful_run",)),
-    *(f"openlineage-dbt/structured_logs_postgres_{n}.json" for n in ("failed_run", "test_source")),
-    "openlineage-dbt/structured_logs_snowflake_failed_run.json",
-    *(f"openlineage-hive/{n}.json" for n in ("simpleCtasStart", "simpleCtasComplete")),
-    *(f"openlineage-hive/{n}Complete.json" for n in ("import", "loadToPartition")),
-    "openlineage-hive/partitionedExportComplete.json",
-]
-MISSING_RUN_ID = [
-    *(
-        f"openlineage-hive/cll{n}Complete.json"
-        for n in ("MultiInserts", "Union", "ComplexQueryCTEJoins")
-    ),
-    *(f"openlineage-hive/cll{n}Complete.json" for n in ("SimpleQueryMasking", "PartitionedTable")),
-    "openlineage-hive/cllSimpleQueryWindowedAggregateComplete.json",
-    *(
-        f"openlineage-spark-partial/{n}.json"
-        for n in ("applicationLevelStartApplication", "sparksql_1")
-    ),
-    *(
-        f"openlineage-spark-partial/pyspark{n}.json"
-        for n in ("HiveCompleteEvent", "KafkaReadStartEvent")
-    ),
-    *(f"openlineage-spark-partial/pyspark{n}.json" for n in ("KafkaWriteCompleteEvent",)),
-    "openlineage-spark-partial/pysparkKafkaAssignReadCompleteEvent.json",
-    "openlineage-spark-partial/pysparkOverwriteNameRunningEvent.json",
-    "openlineage-spec-examples/fluentd_event_no_run_id.json",
-]
-# Partial expectations with a job but neither run nor eventTime (decoded as JobEvents).
-MISSING_EVENT_TIME = [
-    *(f"openlineage-spark-partial/columnLineageJDBC{n}.json" for n in ("Start", "Complete")),
-    *(f"openlineage-spark-partial/pyspark{n}.json" for n in ("TruncateTableCompleteEvent",)),
-    "openlineage-spark-partial/pysparkV2MergeIntoTableCowCompleteEvent.json",
-    "openlineage-spark-partial/pysparkWriteIcebergTableVersionEnd.json",
-]
-EXPECTED_REJECTS: dict[str, tuple[str, str] | list[tuple[str, str]]] = {
-    **dict.fromkeys(PLACEHOLDER_FILES, ("placeholder", "run.runId")),
-    **dict.fromkeys(MISSING_RUN_ID, ("missing_field", "run.runId")),
-    **dict.fromkeys(MISSING_EVENT_TIME, ("missing_field", "eventTime")),
-    "openlineage-spark-partial/pysparkBigquerySaveEnd.json": ("missing_field", "job.name"),
-    "openlineage-spark-partial/pysparkCLLEnd.json": ("missing_field", "job.name"),
-    "openlineage-spark-partial/deltaMergeCommandVerificationComplete.json": (
-        "missing_field",
-        "run ",
-    ),
-    "openlineage-spark-partial/pysparkSingleRDDStatistics.json": ("unknown_kind", "neither"),
-    "compatibility-tests/simple_run_event.json": ("invalid_run_id", "'run_id'"),
-    "airflow-system-tests/openlineage_custom_operator_failure_dag.json": [
-        ("missing_field", "run.runId"),
-        ("placeholder", "run.runId"),
-    ],
-}
-
-
-def expected_reject(event: CorpusEvent) -> tuple[str, str] | None:
-    expected = EXPECTED_REJECTS.get(event.file)
-    if expected is None and event.file.startswith("openlineage-flink/"):
-        return ("placeholder", "run.runId")  # every Flink template's runId is json-unit
-    return expected[event.index] if isinstance(expected, list) else expected
 
 
 @pytest.fixture(scope="module")

@@ -1,15 +1,18 @@
-"""One event the database refuses is isolated and rejected; the rest of its batch is written."""
+"""Events the database or the key rules refuse are isolated; the rest of their batch is written."""
 
+import asyncio
 import json
-import random
 import uuid
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from consumer.ingest import ingest_payloads
+from tests.conftest import create_database, drop_database
+from tests.services import Services
 
 pytestmark = pytest.mark.db
 
@@ -28,17 +31,51 @@ def event(output_name: str) -> bytes:
     ).encode()
 
 
-async def test_refused_event_is_isolated(clean_engine: AsyncEngine) -> None:
-    # 2000 random three-byte characters (~6 kB, incompressible): past PostgreSQL's btree
-    # row limit (~2.7 kB) for the unique (location, name) index, so the database refuses it.
-    rng = random.Random(7)
-    too_wide = "".join(chr(rng.randint(0x4E00, 0x9FFF)) for _ in range(2000))
-    payloads = [event(f"ok/{i}") for i in range(5)] + [event(too_wide)] + [event("ok/last")]
-    result = await ingest_payloads(clean_engine, payloads)
+async def dataset_names(engine: AsyncEngine) -> list[str]:
+    async with engine.connect() as conn:
+        rows = await conn.execute(text("SELECT name FROM dataset ORDER BY name"))
+        return list(rows.scalars())
+
+
+async def _add_constraint(url: str) -> None:
+    engine = create_async_engine(url)
+    async with engine.begin() as conn:
+        await conn.execute(
+            text("ALTER TABLE dataset ADD CONSTRAINT refuse_me CHECK (name <> 'refused/by/db')")
+        )
+    await engine.dispose()
+
+
+@pytest.fixture
+def strict_url(test_services: Services) -> Iterator[str]:
+    """A database with one extra CHECK constraint: a stand-in for any row PostgreSQL refuses."""
+    name = f"threadline_strict_{uuid.uuid4().hex[:10]}"
+    url = create_database(test_services, name)
+    asyncio.run(_add_constraint(url))
+    yield url
+    drop_database(test_services, name)
+
+
+@pytest.fixture
+async def strict_engine(strict_url: str) -> AsyncIterator[AsyncEngine]:
+    engine = create_async_engine(strict_url)
+    yield engine
+    await engine.dispose()
+
+
+async def test_event_the_database_refuses_is_bisected_out(strict_engine: AsyncEngine) -> None:
+    payloads = [event(f"ok/{i}") for i in range(5)] + [event("refused/by/db"), event("ok/last")]
+    result = await ingest_payloads(strict_engine, payloads)
     assert set(result.rejects) == {5}
     assert result.rejects[5].reason == "database_refused"
-    assert "54000" in result.rejects[5].detail or "index row" in result.rejects[5].detail
-    async with clean_engine.connect() as conn:
-        names = (await conn.execute(text("SELECT name FROM dataset ORDER BY name"))).scalars().all()
-    assert names == [f"ok/{i}" for i in range(5)] + ["ok/last"]
+    assert "23514" in result.rejects[5].detail  # check_violation, with the SQLSTATE
+    assert await dataset_names(strict_engine) == [f"ok/{i}" for i in range(5)] + ["ok/last"]
     assert result.written == 6
+
+
+async def test_name_longer_than_an_index_key_is_rejected_not_cut(clean_engine: AsyncEngine) -> None:
+    payloads = [event("ok/first"), event("x" * 100_000), event("ok/second")]
+    result = await ingest_payloads(clean_engine, payloads)
+    assert {i: r.reason for i, r in result.rejects.items()} == {1: "name_too_long"}
+    assert "100000 bytes" in result.rejects[1].detail
+    assert await dataset_names(clean_engine) == ["ok/first", "ok/second"]

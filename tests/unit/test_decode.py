@@ -9,7 +9,7 @@ import pytest
 
 from consumer.decode import Event, Kind, Reject, decode
 from consumer.ingest import DEFAULT_MAX_EVENT_BYTES
-from tests.corpus import corpus_events, ingestable, payloads_of
+from tests.corpus import corpus_events, expected_reject, ingestable, payloads_of
 
 pytestmark = pytest.mark.unit
 
@@ -124,6 +124,12 @@ def without(path: str) -> dict[str, Any]:
             "outputs[0].name",
         ),
         (run_event(run={"runId": "run_id"}), "invalid_run_id", "'run_id'"),
+        (run_event(run={"runId": str(uuid.UUID(int=0))}), "placeholder", "nil or max UUID"),
+        (
+            run_event(run={"runId": "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"}),
+            "placeholder",
+            "nil or max",
+        ),
         (run_event(eventType="FINISHED"), "invalid_event_type", "FINISHED"),
         (run_event(inputs={"namespace": "a"}), "invalid_field", "inputs must be a list"),
         (run_event(inputs=[{"namespace": "a"}]), "missing_field", "inputs[0].name"),
@@ -221,10 +227,12 @@ def test_schema_invalid_facets_in_the_corpus_are_accepted(file: str) -> None:
     assert isinstance(decode(payload, LIMIT), Event)
 
 
-def test_every_corpus_event_decodes_exactly_when_it_must_be_stored() -> None:
+def test_every_corpus_event_decodes_or_is_rejected_precisely() -> None:
+    """Stored exactly when ingestable; else the reason and field PROVENANCE.md implies."""
     must_store = set(ingestable())
     for event in corpus_events():
         result = decode(event.payload, DEFAULT_MAX_EVENT_BYTES)
-        assert isinstance(result, Event) == (event in must_store), (event.id, result)
-        if event.placeholders() and isinstance(result, Reject):
-            assert result.reason in {"placeholder", "missing_field", "unknown_kind"}, event.id
+        expected = expected_reject(event)
+        assert isinstance(result, Event) == (event in must_store) == (expected is None), event.id
+        if isinstance(result, Reject) and expected is not None:
+            assert (result.reason, expected[1] in result.detail) == (expected[0], True), event.id
