@@ -61,6 +61,7 @@ RUN_DESCRIPTIVE = (
     "running_log_url",
     "persistent_log_url",
     "checkpoints",
+    "root_run_id",
 )
 OPERATION_DESCRIPTIVE = ("run_id", "name", "type", "group", "description", "sql_query")
 

@@ -107,6 +107,7 @@ class RunRecord:
     persistent_log_url: str | None = None
     # Not written yet: the run table has no column for it (see consumer.write).
     checkpoints: Checkpoints | None = None
+    root_run_id: UUID | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -187,6 +187,10 @@ class Run(Base):
     running_log_url: Mapped[str | None]
     persistent_log_url: Mapped[str | None]
     last_event_time: Mapped[datetime]
+    # The root of the parent chain (e.g. the Airflow DAG run of a Spark app's task).
+    root_run_id: Mapped[uuid.UUID | None] = mapped_column(index=True)
+    # Streaming runs (Flink): [total, completed, failed, restored, in_progress] checkpoints.
+    checkpoints: Mapped[Any | None] = mapped_column(JSONB)
 
 
 class Operation(Base):

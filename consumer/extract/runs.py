@@ -123,7 +123,14 @@ def base_run(event: Event, run_id: UUID, job: JobKey, parent_run: UUID | None) -
         started_at=event.event_time if kind in STARTING else None,
         ended_at=event.event_time if kind in ENDING else None,
         ended_reason=error_message(event) if kind in FAILING else None,
+        root_run_id=_root_run_id(event, run_id),
     )
+
+
+def _root_run_id(event: Event, run_id: UUID) -> UUID | None:
+    """The root run of the parent facet (ParentRunFacet 1-1: e.g. the Airflow DAG run)."""
+    root = uuid_at(obj(event.run_facets, "parent", "root", "run"), "runId")
+    return root if root != run_id else None
 
 
 def error_message(event: Event) -> str | None:

@@ -74,6 +74,8 @@ UPDATE location SET name = $2 WHERE id = $1 AND name COLLATE "C" > $2 COLLATE "C
 
 RUN_GREATEST = (
     "parent_run_id",
+    "root_run_id",
+    "checkpoints",
     "start_reason",
     "ended_reason",
     "external_id",
@@ -86,10 +88,10 @@ OPERATION_GREATEST = ("run_id", "name", "type", "group", "description", "sql_que
 UPSERT_RUNS = f"""
 INSERT INTO run AS r (created_at, id, job_id, parent_run_id, status, started_at, ended_at,
   started_by_user_id, start_reason, ended_reason, external_id, attempt, running_log_url,
-  persistent_log_url, last_event_time)
+  persistent_log_url, last_event_time, root_run_id, checkpoints)
 SELECT * FROM unnest($1::timestamptz[], $2::uuid[], $3::bigint[], $4::uuid[], $5::smallint[],
   $6::timestamptz[], $7::timestamptz[], $8::bigint[], $9::text[], $10::text[], $11::text[],
-  $12::int[], $13::text[], $14::text[], $15::timestamptz[])
+  $12::int[], $13::text[], $14::text[], $15::timestamptz[], $16::uuid[], $17::jsonb[])
 ON CONFLICT (created_at, id) DO UPDATE SET
   status = GREATEST(r.status, excluded.status),
   started_at = LEAST(r.started_at, excluded.started_at),

@@ -1,12 +1,14 @@
 """Time-series rows (runs, operations, inputs, outputs, column lineage) and their anchors."""
 
 from collections.abc import Sequence
+from dataclasses import astuple
 from datetime import datetime
 from uuid import UUID
 
 import asyncpg
+import orjson
 
-from consumer.records import Extracted
+from consumer.records import Checkpoints, Extracted
 from consumer.write import sql
 from consumer.write.dimensions import IdCache
 from shared.enums import IODirection
@@ -68,7 +70,15 @@ async def write_runs(
         [r.running_log_url for r in runs],
         [r.persistent_log_url for r in runs],
         [r.event_time for r in runs],
+        [r.root_run_id for r in runs],
+        [_checkpoints(r.checkpoints) for r in runs],
     )
+
+
+def _checkpoints(value: Checkpoints | None) -> str | None:
+    """[total, completed, failed, restored, in_progress]: jsonb arrays of equal length
+    compare element by element, so GREATEST in SQL picks the snapshot merge() picks."""
+    return None if value is None else orjson.dumps(astuple(value)).decode()
 
 
 async def write_operations(
