@@ -63,7 +63,15 @@ RUN_DESCRIPTIVE = (
     "checkpoints",
     "root_run_id",
 )
-OPERATION_DESCRIPTIVE = ("run_id", "name", "type", "group", "description", "sql_query")
+OPERATION_DESCRIPTIVE = (
+    "run_id",
+    "name",
+    "type",
+    "group",
+    "description",
+    "sql_query",
+    "ended_reason",
+)
 
 
 def greatest(a: Any, b: Any) -> Any:

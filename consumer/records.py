@@ -123,6 +123,7 @@ class OperationRecord:
     group: str | None = None
     description: str | None = None
     sql_query: str | None = None
+    ended_reason: str | None = None
     started_at: datetime | None = None
     ended_at: datetime | None = None
 

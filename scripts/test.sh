@@ -7,6 +7,9 @@ cd "$ROOT"
 log() { printf '\n[test] %s\n' "$*" >&2; }
 
 scripts/install.sh
+# e2e tier: pyspark into .venv, Airflow in a venv of its own, Spark listener jars (cached).
+# Before the gates: mypy reads tests/e2e and examples, which import pyspark.
+scripts/install-e2e.sh
 BIN=.venv/bin
 
 log "quality gates: ruff, mypy (strict), import-linter"

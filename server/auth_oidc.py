@@ -36,15 +36,17 @@ ASYMMETRIC = frozenset(
 )
 JWKS_MAX_BYTES = 1 << 20
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+# Which algorithms a JWK's key type can verify (RFC 7518 / RFC 8037).
+FAMILIES = {"RSA": ("RS", "PS"), "EC": ("ES",), "OKP": ("EdDSA",)}
 
 
 class _Key:
     """A verification key and the algorithm its JWK pins (None: any of its key type)."""
 
-    __slots__ = ("jwk", "pinned")
+    __slots__ = ("jwk", "key_type", "pinned")
 
-    def __init__(self, jwk: jwt.PyJWK, pinned: str | None) -> None:
-        self.jwk, self.pinned = jwk, pinned
+    def __init__(self, jwk: jwt.PyJWK, key_type: str, pinned: str | None) -> None:
+        self.jwk, self.key_type, self.pinned = jwk, key_type, pinned
 
 
 class OidcSettings(Section):
@@ -132,7 +134,8 @@ class OidcVerifier:
                 leeway=s.leeway_s,
                 options={"require": ["exp", "iss", "aud"]},
             )
-        except jwt.PyJWTError as exc:
+        except (jwt.PyJWTError, ValueError, TypeError) as exc:
+            # TypeError/ValueError: a key the algorithm cannot use; never a 500.
             raise OidcError(f"{type(exc).__name__}: {exc}") from None
         return claims
 
@@ -167,6 +170,8 @@ class OidcVerifier:
             raise OidcError(f"unknown key id {kid[:64]!r}")
         if key.pinned is not None and key.pinned != algorithm:
             raise OidcError(f"key {kid!r} is for {key.pinned}, the token says {algorithm}")
+        if not algorithm.startswith(FAMILIES.get(key.key_type, ("-",))):
+            raise OidcError(f"key {kid!r} is a {key.key_type} key, the token says {algorithm}")
         return key
 
     async def _refresh(self) -> None:
@@ -206,6 +211,7 @@ def _parse_key(entry: object) -> _Key | None:
     if pinned is not None and pinned not in ASYMMETRIC:
         return None
     try:
-        return _Key(jwt.PyJWK(entry), pinned if isinstance(pinned, str) else None)
-    except jwt.PyJWTError:
+        jwk = jwt.PyJWK(entry)
+    except (jwt.PyJWTError, ValueError, TypeError):
         return None
+    return _Key(jwk, str(entry.get("kty")), pinned if isinstance(pinned, str) else None)

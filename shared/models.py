@@ -207,6 +207,7 @@ class Operation(Base):
     group: Mapped[str | None]
     description: Mapped[str | None]
     sql_query: Mapped[str | None]
+    ended_reason: Mapped[str | None]
     started_at: Mapped[datetime | None]
     ended_at: Mapped[datetime | None]
     last_event_time: Mapped[datetime]

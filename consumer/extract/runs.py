@@ -134,7 +134,11 @@ def _root_run_id(event: Event, run_id: UUID) -> UUID | None:
 
 
 def error_message(event: Event) -> str | None:
-    return text(obj(event.run_facets, "errorMessage"), "message")
+    """errorMessage (spec), else the Spark listener's own `spark.exception` facet."""
+    facets = event.run_facets
+    return text(obj(facets, "errorMessage"), "message") or text(
+        obj(facets, "spark.exception"), "message"
+    )
 
 
 def base_operation(event: Event, op_id: UUID, run_id: UUID, **overrides: Any) -> OperationRecord:
@@ -151,6 +155,7 @@ def base_operation(event: Event, op_id: UUID, run_id: UUID, **overrides: Any) ->
         description=text(obj(event.job_facets, "documentation"), "description"),
         started_at=event.event_time if kind in STARTING else None,
         ended_at=event.event_time if kind in ENDING else None,
+        ended_reason=error_message(event) if kind in FAILING else None,
     )
     return with_fields(record, overrides)
 
@@ -161,16 +166,22 @@ def generic(
     job_type: str,
     *,
     operation: Mapping[str, Any] | None = None,
+    operation_row: bool = True,
     **run_fields: Any,
 ) -> Placement:
-    """A run of the event's job with one operation (id = run id) holding its I/O."""
+    """A run of the event's job with one operation (id = run id) holding its I/O.
+
+    `operation_row=False` records no operation (a Spark application event without
+    I/O describes only the run; its SQL jobs are the operations).
+    """
     run_id, namespace, name = _envelope(event)
     parent = parent_of(out, event)
     job = add_job(out, namespace, name, job_type, parent.job if parent else None, event.event_time)
     run = base_run(event, run_id, job, parent.run_id if parent else None)
     out.runs.append(with_fields(run, run_fields))
     record = base_operation(event, run_id, run_id, **(operation or {}))
-    out.operations.append(record)
+    if operation_row:
+        out.operations.append(record)
     return Placement(run_id, record.created_at, run_id, job, record.sql_query)
 
 

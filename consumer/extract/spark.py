@@ -37,7 +37,10 @@ def extract_spark(out: Extracted, event: Event) -> Placement:
     job_type = (text(obj(event.job_facets, "jobType"), "jobType") or "").upper()
     if job_type in OPERATION_TYPES and (parent := parent_of(out, event)) is not None:
         return _operation(out, event, parent, job_type)
-    return generic(out, event, JobType.SPARK_APPLICATION, **application_fields(event))
+    has_io = bool(event.inputs or event.outputs)
+    return generic(
+        out, event, JobType.SPARK_APPLICATION, operation_row=has_io, **application_fields(event)
+    )
 
 
 def application_fields(event: Event) -> dict[str, Any]:

@@ -83,7 +83,15 @@ RUN_GREATEST = (
     "running_log_url",
     "persistent_log_url",
 )
-OPERATION_GREATEST = ("run_id", "name", "type", "group", "description", "sql_query")
+OPERATION_GREATEST = (
+    "run_id",
+    "name",
+    "type",
+    "group",
+    "description",
+    "sql_query",
+    "ended_reason",
+)
 
 UPSERT_RUNS = f"""
 INSERT INTO run AS r (created_at, id, job_id, parent_run_id, status, started_at, ended_at,
@@ -104,10 +112,10 @@ ON CONFLICT (created_at, id) DO UPDATE SET
 
 UPSERT_OPERATIONS = f"""
 INSERT INTO operation AS o (created_at, id, run_id, name, type, status, position, "group",
-  description, sql_query, started_at, ended_at, last_event_time)
+  description, sql_query, started_at, ended_at, last_event_time, ended_reason)
 SELECT * FROM unnest($1::timestamptz[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
   $6::smallint[], $7::int[], $8::text[], $9::text[], $10::text[], $11::timestamptz[],
-  $12::timestamptz[], $13::timestamptz[])
+  $12::timestamptz[], $13::timestamptz[], $14::text[])
 ON CONFLICT (created_at, id) DO UPDATE SET
   status = GREATEST(o.status, excluded.status),
   started_at = LEAST(o.started_at, excluded.started_at),

@@ -102,6 +102,7 @@ async def write_operations(
         [o.started_at for o in ops],
         [o.ended_at for o in ops],
         [o.event_time for o in ops],
+        [o.ended_reason for o in ops],
     )
 
 

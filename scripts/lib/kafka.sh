@@ -69,6 +69,12 @@ socket.request.max.bytes=104857600
 broker.session.timeout.ms=6000
 broker.heartbeat.interval.ms=1000
 EOF
+  # THREADLINE_KAFKA_EXTRA_PROPERTIES: more server.properties lines, appended last so
+  # they can also override the ones above (a later key wins), e.g. the SASL/SSL listeners
+  # of tests/security. Unset by default: the shared broker is plain PLAINTEXT.
+  if [[ -n ${THREADLINE_KAFKA_EXTRA_PROPERTIES:-} ]]; then
+    printf '%s\n' "# From THREADLINE_KAFKA_EXTRA_PROPERTIES:" "$THREADLINE_KAFKA_EXTRA_PROPERTIES" >>"$KAFKA_PROPS"
+  fi
   # Console appender: nohup sends stdout+stderr (JVM crashes included) to kafka.log.
   cat >"$KAFKA_STATE/log4j.properties" <<'EOF'
 log4j.rootLogger=INFO, stdout

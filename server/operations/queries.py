@@ -29,6 +29,7 @@ class OperationRow:
     started_at: datetime | None
     ended_at: datetime | None
     sql_query: str | None
+    ended_reason: str | None
     last_event_time: datetime
 
 

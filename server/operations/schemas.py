@@ -75,6 +75,7 @@ class ColumnEdgeResponse(Model):
 
 class OperationDetailResponse(OperationSummaryResponse):
     sql_query: str | None
+    ended_reason: str | None = Field(description="Error message of a failed operation.")
     last_event_time: datetime
     run: RunSummaryResponse
     job: JobRefResponse
