@@ -22,7 +22,7 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 ROOT = Path(__file__).resolve().parents[2]
 SPARK_CONF_DIR = Path(__file__).resolve().parent / "spark-conf"
-# Recommended topic settings (docs/producers.md), so the tests run against them.
+# Recommended topic settings (README.md, "Connect your producers"), so the tests run against them.
 PARTITIONS = 8
 TOPIC_CONFIG = {"max.message.bytes": str(32 * 1024 * 1024)}
 POLL_S = 0.25
