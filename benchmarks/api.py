@@ -1,0 +1,316 @@
+"""API harness: dataset lineage latency p50/p95/p99 by depth and granularity, one system at a time.
+
+    .venv/bin/python -m benchmarks.api --system threadline --database bench_threadline_ingest \
+        --starts-from bench_threadline_ingest --samples 40
+
+Starts the system's own HTTP server on a free port (Threadline: `threadline-server` reading as
+the read-only role; Data.Rentgen: its uvicorn server with the dummy auth provider and a token),
+then, for every depth x granularity, asks for the lineage graph of the same start datasets one
+request at a time (a few warm-up requests first) and records the latency the client sees
+(HTTP + JSON included) and the graph size. Equal semantics on both sides: start node a dataset,
+direction BOTH, the same `since` (Data.Rentgen requires one: the day before the first event),
+no `until`, no column lineage; depth counts relation hops the same way in both.
+
+Start datasets are chosen (seeded) among datasets that have both inputs and outputs in the
+`--starts-from` Threadline database and are matched to the other system by their natural key
+(location type, location name, dataset name).
+"""
+
+import argparse
+import asyncio
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+
+from benchmarks import env
+from benchmarks.generate import T0
+from benchmarks.systems import free_port
+
+DEPTHS = (1, 3, 5, 10)
+GRANULARITIES = ("RUN", "JOB", "DATASET")
+SINCE = (T0 - timedelta(days=1)).isoformat()
+
+STARTS_SQL = """
+SELECT l.type, l.name AS location, d.name, d.id
+FROM dataset d JOIN location l ON l.id = d.location_id
+WHERE EXISTS (SELECT FROM input i WHERE i.dataset_id = d.id)
+  AND EXISTS (SELECT FROM output o WHERE o.dataset_id = d.id)
+ORDER BY d.id
+"""
+# Both schemas name datasets by (location type, location name, dataset name).
+DATASET_ID_SQL = """
+SELECT d.id FROM dataset d JOIN location l ON l.id = d.location_id
+WHERE l.type = $1 AND l.name = $2 AND d.name = $3
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    proc: subprocess.Popen[bytes]
+    base_url: str
+    headers: dict[str, str]
+
+
+async def start_nodes(starts_from: str, samples: int, seed: int) -> list[tuple[str, str, str]]:
+    conn = await env.connect(starts_from)
+    try:
+        rows = await conn.fetch(STARTS_SQL)
+    finally:
+        await conn.close()
+    keys = [(r["type"], r["location"], r["name"]) for r in rows]
+    return random.Random(seed).sample(keys, min(samples, len(keys)))
+
+
+async def ids_for(system: str, database: str, keys: list[tuple[str, str, str]]) -> list[int]:
+    conn = await env.connect(database)
+    try:
+        ids = []
+        for key in keys:
+            found = await conn.fetchval(DATASET_ID_SQL, *key)
+            if found is None:
+                raise LookupError(f"{system} has no dataset {key}")
+            ids.append(int(found))
+        return ids
+    finally:
+        await conn.close()
+
+
+async def window_start(database: str, days: int) -> str:
+    """`days` before the newest run in the database (both schemas have run.created_at)."""
+    conn = await env.connect(database)
+    try:
+        newest: datetime = await conn.fetchval("SELECT max(created_at) FROM run")
+    finally:
+        await conn.close()
+    return (newest - timedelta(days=days)).isoformat()
+
+
+def launch(system: str, database: str, run_dir: Path, max_nodes: int | None) -> Server:
+    port = free_port()
+    if system == "threadline":
+        cmd = [str(env.VENV_BIN / "threadline-server")]
+        reader = env.db_url(database).replace(
+            f"{env.PG_USER}:{env.PG_PASSWORD}@", "threadline_reader:threadline_reader@"
+        )
+        extra = {
+            "THREADLINE__DATABASE__URL": reader,
+            "THREADLINE__SERVER__PORT": str(port),
+            "THREADLINE__SERVER__MAX_LINEAGE_DEPTH": "10",
+            "THREADLINE__LOG__LEVEL": "WARNING",
+        }
+        if max_nodes:
+            extra["THREADLINE__SERVER__MAX_LINEAGE_NODES"] = str(max_nodes)
+    else:
+        cmd = [env.RENTGEN_PYTHON, "-m", "data_rentgen.server", "--host", "127.0.0.1"]
+        cmd += ["--port", str(port)]
+        extra = {
+            "DATA_RENTGEN__DATABASE__URL": env.db_url(database),
+            "DATA_RENTGEN__AUTH__ACCESS_TOKEN__SECRET_KEY": "benchmark-secret",
+            "DATA_RENTGEN__AUTH__PERSONAL_TOKENS__ENABLED": "false",
+            "DATA_RENTGEN__SERVER__STATIC_FILES__ENABLED": "false",
+            "DATA_RENTGEN_CONFIG_FILE": "/nonexistent.yml",
+        }
+    log = (run_dir / f"server-{system}.log").open("wb")
+    proc = subprocess.Popen(
+        cmd, env={**os.environ, **extra}, stdout=log, stderr=subprocess.STDOUT, cwd=env.SCRATCH
+    )
+    return Server(proc, f"http://127.0.0.1:{port}", {})
+
+
+async def wait_ready(server: Server, system: str) -> Server:
+    path = "/health" if system == "threadline" else "/monitoring/ping"
+    async with httpx.AsyncClient(base_url=server.base_url) as client:
+        for _ in range(240):
+            if server.proc.poll() is not None:
+                raise RuntimeError(f"{system} server exited with {server.proc.returncode}")
+            try:
+                if (await client.get(path)).status_code < 500:
+                    break
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.25)
+        if system != "data-rentgen":
+            return server
+        form = {"username": "bench", "password": "bench"}
+        token = (await client.post("/v1/auth/token", data=form)).json()["access_token"]
+    return Server(server.proc, server.base_url, {"Authorization": f"Bearer {token}"})
+
+
+def lineage_request(
+    system: str, dataset_id: int, depth: int, granularity: str, since: str = SINCE
+) -> tuple[str, Any]:
+    params: dict[str, Any] = {
+        "start_node_id": dataset_id,
+        "direction": "BOTH",
+        "depth": depth,
+        "granularity": granularity,
+        "since": since,
+    }
+    if system == "threadline":
+        params["start_node_type"] = "DATASET"
+        return "/v1/lineage", params
+    return "/v1/datasets/lineage", params
+
+
+def graph_size(body: dict[str, Any]) -> tuple[int, bool]:
+    nodes = body.get("nodes", {})
+    size = sum(len(v) for v in nodes.values())
+    return size, bool(body.get("truncated", False))
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[index]
+
+
+async def measure(
+    server: Server, system: str, ids: list[int], args: argparse.Namespace
+) -> list[dict[str, Any]]:
+    cases, warmup = [], args.warmup
+    async with httpx.AsyncClient(
+        base_url=server.base_url, headers=server.headers, timeout=300
+    ) as client:
+        for granularity in args.granularities:
+            for depth in args.depths:
+                for dataset_id in ids[:warmup]:
+                    path, params = lineage_request(
+                        system, dataset_id, depth, granularity, args.since
+                    )
+                    await client.get(path, params=params)
+                cases.append(await _case(client, system, ids, (depth, granularity, args.since)))
+                sys.stderr.write(
+                    f"{system} {granularity} depth {depth}: {cases[-1]['p50_ms']} ms\n"
+                )
+    return cases
+
+
+async def _case(
+    client: httpx.AsyncClient, system: str, ids: list[int], case: tuple[int, str, str]
+) -> dict[str, Any]:
+    depth, granularity, since = case
+    latencies, sizes, truncated, errors = [], [], 0, 0
+    for dataset_id in ids:
+        path, params = lineage_request(system, dataset_id, depth, granularity, since)
+        began = time.perf_counter()
+        response = await client.get(path, params=params)
+        body = response.json()
+        latencies.append((time.perf_counter() - began) * 1000)
+        if response.status_code != 200:
+            errors += 1
+            continue
+        size, cut = graph_size(body)
+        sizes.append(size)
+        truncated += cut
+    return {
+        "granularity": granularity,
+        "depth": depth,
+        "samples": len(latencies),
+        "errors": errors,
+        "p50_ms": round(percentile(latencies, 50), 1),
+        "p95_ms": round(percentile(latencies, 95), 1),
+        "p99_ms": round(percentile(latencies, 99), 1),
+        "mean_ms": round(statistics.fmean(latencies), 1),
+        "max_ms": round(max(latencies), 1),
+        "nodes_median": statistics.median(sizes) if sizes else 0,
+        "nodes_max": max(sizes) if sizes else 0,
+        "truncated": truncated,
+    }
+
+
+def _py_spy(pid: int, run_dir: Path) -> subprocess.Popen[bytes]:
+    """Sample the server while it answers (raw collapsed stacks, see profile_summary)."""
+    return subprocess.Popen(
+        [
+            env.PY_SPY,
+            "record",
+            "--pid",
+            str(pid),
+            "--rate",
+            "200",
+            "--format",
+            "raw",
+            "--output",
+            str(run_dir / "py-spy-server.txt"),
+            "--nonblocking",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    run_dir = env.RUNS_DIR / f"api-{args.system}-{stamp}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    keys = await start_nodes(args.starts_from, args.samples, args.seed)
+    if args.window_days:
+        args.since = await window_start(args.database, args.window_days)
+    ids = await ids_for(args.system, args.database, keys)
+    server = launch(args.system, args.database, run_dir, args.max_nodes)
+    spy: subprocess.Popen[bytes] | None = None
+    try:
+        server = await wait_ready(server, args.system)
+        load = os.getloadavg()
+        spy = _py_spy(server.proc.pid, run_dir) if args.profile else None
+        cases = await measure(server, args.system, ids, args)
+    finally:
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(timeout=60)
+        server.proc.send_signal(signal.SIGTERM)
+        server.proc.wait(timeout=30)
+    return {
+        "system": args.system,
+        "database": args.database,
+        "events_in_database": args.events_in_database,
+        "since": args.since,
+        "window_days": args.window_days,
+        "max_nodes": args.max_nodes,
+        "start_datasets": [list(k) for k in keys],
+        "load_avg_at_start": [round(x, 2) for x in load],
+        "load_avg_at_end": [round(x, 2) for x in os.getloadavg()],
+        "at": stamp,
+        "cases": cases,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--system", choices=["threadline", "data-rentgen"], required=True)
+    parser.add_argument("--database", required=True)
+    parser.add_argument("--starts-from", required=True, help="Threadline database to pick from")
+    parser.add_argument("--events-in-database", type=int, default=0)
+    parser.add_argument("--samples", type=int, default=40)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--max-nodes", type=int, help="Threadline node cap (default: server's)")
+    parser.add_argument("--since", default=SINCE, help="window start (default: all history)")
+    parser.add_argument("--window-days", type=int, help="since = N days before the newest run")
+    parser.add_argument("--depths", type=int, nargs="+", default=list(DEPTHS))
+    parser.add_argument("--granularities", nargs="+", default=list(GRANULARITIES))
+    parser.add_argument("--profile", action="store_true", help="py-spy the server (raw stacks)")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    result = asyncio.run(run(args))
+    text = orjson.dumps(result, option=orjson.OPT_INDENT_2)
+    sys.stdout.write(text.decode() + "\n")
+    if args.out:
+        args.out.write_bytes(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Every measurement of benchmarks/README.md, in order. Check the machine is quiet first:
+#   uptime (1-min load < 0.5) and `ps aux --sort=-%cpu | head` (no tests, Spark, builds).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+PY=.venv/bin/python
+R=benchmarks/results
+benchmarks/setup.sh
+# Ingest: Threadline, 1 and 2 consumer processes, 20k events.
+$PY -m benchmarks.ingest --system threadline --consumers 1 2 \
+  --events-file /tmp/bench-data/events-20k.ndjson --out $R/ingest.json
+# Physical limits for the same stream (needs the rows of the last Threadline ingest).
+$PY -m benchmarks.limits --events-file /tmp/bench-data/events-20k.ndjson \
+  --rows-from bench_threadline_ingest --out $R/limits-20k.json
+# ~40k-event database through Kafka and the consumer; lineage latencies.
+$PY -m benchmarks.ingest --system threadline --consumers 1 \
+  --events-file /tmp/bench-data/events-40k.ndjson --database bench_tl_40k
+$PY -m benchmarks.api --system threadline --database bench_tl_40k --starts-from bench_tl_40k \
+  --events-in-database 40029 --samples 30 --max-nodes 1000000 --out $R/api-threadline-40k.json
+# 1M-event database (through consumer.ingest.Pipeline, two processes) and its latencies.
+$PY -m benchmarks.seed --events 1000000 --database bench_threadline_1m --workers 2
+$PY -m benchmarks.api --system threadline --database bench_threadline_1m \
+  --starts-from bench_threadline_1m --events-in-database 1000000 --samples 30 \
+  --out $R/api-threadline-1m.json
+# Data.Rentgen, same harness.
+benchmarks/rentgen/run.sh
+$PY -m benchmarks.report
