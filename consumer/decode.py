@@ -54,6 +54,10 @@ _MAX_UUID = 2**128 - 1
 _PLACEHOLDER = re.compile(r"\{\{.*\}\}|\$\{json-unit\.", re.S)
 
 
+_MIN_TIME = datetime.min.replace(tzinfo=UTC)
+_MAX_TIME = datetime.max.replace(tzinfo=UTC)
+
+
 class Kind(StrEnum):
     RUN = "RunEvent"
     DATASET = "DatasetEvent"
@@ -239,9 +243,13 @@ def parse_time(text: str) -> datetime:
         clock += ":00"
     tz = "+00:00" if offset in (None, "Z", "z") else _offset(offset)
     try:
-        return datetime.fromisoformat(f"{date}T{clock}.{micros}{tz}").astimezone(UTC)
+        value = datetime.fromisoformat(f"{date}T{clock}.{micros}{tz}").astimezone(UTC)
     except (ValueError, OverflowError) as exc:
         raise DecodeError("invalid_event_time", f"eventTime {text[:100]!r}: {exc}") from None
+    # asyncpg writes the extremes as -infinity/infinity, which no longer read back as times.
+    if value in (_MIN_TIME, _MAX_TIME):
+        raise DecodeError("invalid_event_time", f"eventTime {text[:100]!r} is out of range")
+    return value
 
 
 def _offset(offset: str) -> str:

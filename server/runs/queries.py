@@ -186,7 +186,8 @@ _OUTPUTS = text(_io_sql("output"))
 async def list_run_io(session: AsyncSession, run_ids: list[UUID], *, outputs: bool) -> list[IORow]:
     """Per (dataset, run): what the runs read or wrote, counters summed over operations."""
     stmt = _OUTPUTS if outputs else _INPUTS
-    rows = (await session.execute(stmt, {"run_ids": run_ids, "limit": IO_LIMIT})).all()
+    # One more than shown, so the service can say the list was cut.
+    rows = (await session.execute(stmt, {"run_ids": run_ids, "limit": IO_LIMIT + 1})).all()
     return [IORow(**r._mapping) for r in rows]
 
 

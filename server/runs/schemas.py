@@ -120,6 +120,10 @@ class RunDetailResponse(RunSummaryResponse):
     child_runs: list[RunSummaryResponse] = Field(description="Child runs (up to 200).")
     inputs: list[RunIOResponse] = Field(description="What it and its descendant runs read.")
     outputs: list[RunOutputResponse] = Field(description="What it and its descendants wrote.")
+    inputs_truncated: bool = Field(
+        description="True when `inputs` shows only the first 1000; /v1/datasets pages them all."
+    )
+    outputs_truncated: bool = Field(description="True when `outputs` shows only the first 1000.")
     upstream_runs: list[LinkedRunResponse] = Field(
         description="Latest run of each job that wrote an input before it was read (up to 100)."
     )

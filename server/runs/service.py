@@ -69,6 +69,8 @@ class RunDetail(RunSummary):
     child_runs: list[RunSummary]
     inputs: list[RunIO]
     outputs: list[RunIO]
+    inputs_truncated: bool
+    outputs_truncated: bool
     upstream_runs: list[LinkedRun]
     downstream_runs: list[LinkedRun]
 
@@ -170,6 +172,8 @@ async def get_run_detail(session: AsyncSession, run_id: UUID) -> RunDetail:
     status = Status(row.status)
     retried = status == Status.FAILED and await queries.has_later_attempt(session, row)
     family = await queries.list_run_family(session, run_id)
+    inputs = await _io(session, family, outputs=False)
+    outputs = await _io(session, family, outputs=True)
     return RunDetail(
         **{f.name: getattr(summary, f.name) for f in fields(RunSummary)},
         state=run_state(status),
@@ -182,8 +186,10 @@ async def get_run_detail(session: AsyncSession, run_id: UUID) -> RunDetail:
         last_event_time=row.last_event_time,
         parent_run=await _one_summary(session, row.parent_run_id),
         child_runs=await summarize(session, await queries.list_child_runs(session, run_id)),
-        inputs=await _io(session, family, outputs=False),
-        outputs=await _io(session, family, outputs=True),
+        inputs=inputs[: queries.IO_LIMIT],
+        outputs=outputs[: queries.IO_LIMIT],
+        inputs_truncated=len(inputs) > queries.IO_LIMIT,
+        outputs_truncated=len(outputs) > queries.IO_LIMIT,
         upstream_runs=await _linked(session, family, upstream=True),
         downstream_runs=await _linked(session, family, upstream=False),
     )
