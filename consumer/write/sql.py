@@ -180,12 +180,17 @@ RETURNING id, created_at
 LOCK_ANCHORS = "SELECT id, created_at FROM uuid_anchor WHERE id = ANY($1::uuid[]) FOR UPDATE"
 
 # Moving a non-v7 run/operation to an earlier anchor moves its rows between partitions.
-REHOME = {
-    "run": "UPDATE run SET created_at = $2 WHERE id = $1 AND created_at <> $2",
-    "operation": "UPDATE operation SET created_at = $2 WHERE id = $1 AND created_at <> $2",
-    "input": "UPDATE input SET created_at = $2 WHERE operation_id = $1 AND created_at <> $2",
-    "output": "UPDATE output SET created_at = $2 WHERE operation_id = $1 AND created_at <> $2",
-    "column_lineage": (
-        "UPDATE column_lineage SET created_at = $2 WHERE operation_id = $1 AND created_at <> $2"
-    ),
-}
+# One set-based statement per table for all the batch's moved anchors.
+_REHOME = """UPDATE {table} AS t SET created_at = a.at
+FROM unnest($1::uuid[], $2::timestamptz[]) AS a(id, at)
+WHERE t.{column} = a.id AND t.created_at <> a.at"""
+REHOME = tuple(
+    _REHOME.format(table=table, column=column)
+    for table, column in (
+        ("run", "id"),
+        ("operation", "id"),
+        ("input", "operation_id"),
+        ("output", "operation_id"),
+        ("column_lineage", "operation_id"),
+    )
+)

@@ -32,15 +32,13 @@ async def anchor(conn: asyncpg.Connection, batch: Extracted) -> dict[UUID, datet
     seen = {r["id"]: r["created_at"] for r in await conn.fetch(sql.LOCK_ANCHORS, ids)}
     rows = await conn.fetch(sql.UPSERT_ANCHORS, ids, [earliest[i] for i in ids])
     final = {r["id"]: r["created_at"] for r in rows}
-    for anchor_id, at in sorted(final.items()):
-        if anchor_id not in seen or at < seen[anchor_id]:
-            await _rehome(conn, anchor_id, at)
+    moved = sorted(i for i, at in final.items() if i not in seen or at < seen[i])
+    if moved:
+        # Unseen ids are included: another worker may have written rows under its own,
+        # later anchor before ours won the LEAST.
+        for statement in sql.REHOME:
+            await conn.execute(statement, moved, [final[i] for i in moved])
     return final
-
-
-async def _rehome(conn: asyncpg.Connection, anchor_id: UUID, at: datetime) -> None:
-    for statement in sql.REHOME.values():
-        await conn.execute(statement, anchor_id, at)
 
 
 def _at(anchors: dict[UUID, datetime], entity: UUID, fallback: datetime) -> datetime:
