@@ -41,18 +41,32 @@ DEPTHS = (1, 3, 5, 10)
 GRANULARITIES = ("RUN", "JOB", "DATASET")
 SINCE = (T0 - timedelta(days=1)).isoformat()
 
-STARTS_SQL = """
-SELECT l.type, l.name AS location, d.name, d.id
-FROM dataset d JOIN location l ON l.id = d.location_id
+# Start nodes with lineage both ways, by natural key. Datasets: (location type, location
+# name, name) in both schemas. Jobs: (location name, name): the two systems type free-form
+# job namespaces differently ("namespace" vs "unknown"), but name them alike.
+STARTS_SQL = {
+    "DATASET": """
+SELECT l.type, l.name AS location, d.name FROM dataset d JOIN location l ON l.id = d.location_id
 WHERE EXISTS (SELECT FROM input i WHERE i.dataset_id = d.id)
   AND EXISTS (SELECT FROM output o WHERE o.dataset_id = d.id)
 ORDER BY d.id
-"""
-# Both schemas name datasets by (location type, location name, dataset name).
-DATASET_ID_SQL = """
+""",
+    "JOB": """
+SELECT l.name AS location, j.name FROM job j JOIN location l ON l.id = j.location_id
+WHERE EXISTS (SELECT FROM input i WHERE i.job_id = j.id)
+  AND EXISTS (SELECT FROM output o WHERE o.job_id = j.id)
+ORDER BY j.id
+""",
+}
+ID_SQL = {
+    "DATASET": """
 SELECT d.id FROM dataset d JOIN location l ON l.id = d.location_id
 WHERE l.type = $1 AND l.name = $2 AND d.name = $3
-"""
+""",
+    "JOB": """
+SELECT j.id FROM job j JOIN location l ON l.id = j.location_id WHERE l.name = $1 AND j.name = $2
+""",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,24 +76,26 @@ class Server:
     headers: dict[str, str]
 
 
-async def start_nodes(starts_from: str, samples: int, seed: int) -> list[tuple[str, str, str]]:
+async def start_nodes(
+    starts_from: str, samples: int, seed: int, kind: str
+) -> list[tuple[str, ...]]:
     conn = await env.connect(starts_from)
     try:
-        rows = await conn.fetch(STARTS_SQL)
+        rows = await conn.fetch(STARTS_SQL[kind])
     finally:
         await conn.close()
-    keys = [(r["type"], r["location"], r["name"]) for r in rows]
+    keys = [tuple(r.values()) for r in rows]
     return random.Random(seed).sample(keys, min(samples, len(keys)))
 
 
-async def ids_for(system: str, database: str, keys: list[tuple[str, str, str]]) -> list[int]:
+async def ids_for(system: str, database: str, keys: list[tuple[str, ...]], kind: str) -> list[int]:
     conn = await env.connect(database)
     try:
         ids = []
         for key in keys:
-            found = await conn.fetchval(DATASET_ID_SQL, *key)
+            found = await conn.fetchval(ID_SQL[kind], *key)
             if found is None:
-                raise LookupError(f"{system} has no dataset {key}")
+                raise LookupError(f"{system} has no {kind.lower()} {key}")
             ids.append(int(found))
         return ids
     finally:
@@ -148,19 +164,20 @@ async def wait_ready(server: Server, system: str) -> Server:
 
 
 def lineage_request(
-    system: str, dataset_id: int, depth: int, granularity: str, since: str = SINCE
+    system: str, node_id: int, case: tuple[int, str, str], kind: str = "DATASET"
 ) -> tuple[str, Any]:
+    depth, granularity, since = case
     params: dict[str, Any] = {
-        "start_node_id": dataset_id,
+        "start_node_id": node_id,
         "direction": "BOTH",
         "depth": depth,
         "granularity": granularity,
         "since": since,
     }
     if system == "threadline":
-        params["start_node_type"] = "DATASET"
+        params["start_node_type"] = kind
         return "/v1/lineage", params
-    return "/v1/datasets/lineage", params
+    return f"/v1/{kind.lower()}s/lineage", params
 
 
 def graph_size(body: dict[str, Any]) -> tuple[int, bool]:
@@ -184,12 +201,11 @@ async def measure(
     ) as client:
         for granularity in args.granularities:
             for depth in args.depths:
-                for dataset_id in ids[:warmup]:
-                    path, params = lineage_request(
-                        system, dataset_id, depth, granularity, args.since
-                    )
+                case = (depth, granularity, args.since)
+                for node_id in ids[:warmup]:
+                    path, params = lineage_request(system, node_id, case, args.start_kind)
                     await client.get(path, params=params)
-                cases.append(await _case(client, system, ids, (depth, granularity, args.since)))
+                cases.append(await _case(client, system, ids, case, args.start_kind))
                 sys.stderr.write(
                     f"{system} {granularity} depth {depth}: {cases[-1]['p50_ms']} ms\n"
                 )
@@ -197,12 +213,16 @@ async def measure(
 
 
 async def _case(
-    client: httpx.AsyncClient, system: str, ids: list[int], case: tuple[int, str, str]
+    client: httpx.AsyncClient,
+    system: str,
+    ids: list[int],
+    case: tuple[int, str, str],
+    kind: str,
 ) -> dict[str, Any]:
-    depth, granularity, since = case
+    depth, granularity, _ = case
     latencies, sizes, truncated, errors = [], [], 0, 0
-    for dataset_id in ids:
-        path, params = lineage_request(system, dataset_id, depth, granularity, since)
+    for node_id in ids:
+        path, params = lineage_request(system, node_id, case, kind)
         began = time.perf_counter()
         response = await client.get(path, params=params)
         body = response.json()
@@ -254,10 +274,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     run_dir = env.RUNS_DIR / f"api-{args.system}-{stamp}"
     run_dir.mkdir(parents=True, exist_ok=True)
-    keys = await start_nodes(args.starts_from, args.samples, args.seed)
+    keys = await start_nodes(args.starts_from, args.samples, args.seed, args.start_kind)
     if args.window_days:
         args.since = await window_start(args.database, args.window_days)
-    ids = await ids_for(args.system, args.database, keys)
+    ids = await ids_for(args.system, args.database, keys, args.start_kind)
     server = launch(args.system, args.database, run_dir, args.max_nodes)
     spy: subprocess.Popen[bytes] | None = None
     try:
@@ -278,7 +298,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "since": args.since,
         "window_days": args.window_days,
         "max_nodes": args.max_nodes,
-        "start_datasets": [list(k) for k in keys],
+        "start_kind": args.start_kind,
+        "start_nodes": [list(k) for k in keys],
         "load_avg_at_start": [round(x, 2) for x in load],
         "load_avg_at_end": [round(x, 2) for x in os.getloadavg()],
         "at": stamp,
@@ -300,6 +321,7 @@ def main() -> None:
     parser.add_argument("--max-nodes", type=int, help="Threadline node cap (default: server's)")
     parser.add_argument("--since", default=SINCE, help="window start (default: all history)")
     parser.add_argument("--window-days", type=int, help="since = N days before the newest run")
+    parser.add_argument("--start-kind", choices=["DATASET", "JOB"], default="DATASET")
     parser.add_argument("--depths", type=int, nargs="+", default=list(DEPTHS))
     parser.add_argument("--granularities", nargs="+", default=list(GRANULARITIES))
     parser.add_argument("--profile", action="store_true", help="py-spy the server (raw stacks)")

@@ -186,7 +186,7 @@ async def run_once(
         for spy in spies:
             spy.wait(timeout=60)
     cpu = [u.cpu_s - s for u, s in zip(usage, consumers.startup_cpu, strict=True)]
-    return {
+    result = {
         "system": system.name,
         "version": system.version(),
         "consumers": k,
@@ -211,6 +211,8 @@ async def run_once(
         "run_dir": str(run_dir),
         "at": stamp,
     }
+    (run_dir / "result.json").write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2))
+    return result
 
 
 def _py_spy(pid: int, prefix: Path) -> subprocess.Popen[bytes]:

@@ -82,9 +82,19 @@ def main() -> None:
     tl40, dr40 = _load("api-threadline-40k.json"), _load("api-data-rentgen-40k.json")
     if tl40:
         out += ["## Lineage API, ~40k-event database", "", api_table(tl40, dr40)]
-    tl1m = _load("api-threadline-1m.json")
-    if tl1m:
-        out += ["## Lineage API, 1M-event database (Threadline)", "", api_table(tl1m, None)]
+    tl_jobs, dr_jobs = (
+        _load("api-threadline-40k-jobs.json"),
+        _load("api-data-rentgen-40k-jobs.json"),
+    )
+    if tl_jobs:
+        out += ["## Job lineage, ~40k-event database", "", api_table(tl_jobs, dr_jobs)]
+    for name, title in (
+        ("api-threadline-1m.json", "1M-event database, all history (Threadline)"),
+        ("api-threadline-1m-7d.json", "1M-event database, last 7 days (Threadline)"),
+    ):
+        result = _load(name)
+        if result:
+            out += [f"## Lineage API, {title}", "", api_table(result, None)]
     sys.stdout.write("\n".join(out))
 
 

@@ -17,11 +17,17 @@ $PY -m benchmarks.ingest --system threadline --consumers 1 \
   --events-file /tmp/bench-data/events-40k.ndjson --database bench_tl_40k
 $PY -m benchmarks.api --system threadline --database bench_tl_40k --starts-from bench_tl_40k \
   --events-in-database 40029 --samples 30 --max-nodes 1000000 --out $R/api-threadline-40k.json
+$PY -m benchmarks.api --system threadline --database bench_tl_40k --starts-from bench_tl_40k \
+  --start-kind JOB --granularities JOB RUN --depths 1 3 5 --samples 20 --max-nodes 1000000 \
+  --out $R/api-threadline-40k-jobs.json
 # 1M-event database (through consumer.ingest.Pipeline, two processes) and its latencies.
 $PY -m benchmarks.seed --events 1000000 --database bench_threadline_1m --workers 2
 $PY -m benchmarks.api --system threadline --database bench_threadline_1m \
   --starts-from bench_threadline_1m --events-in-database 1000000 --samples 30 \
   --out $R/api-threadline-1m.json
+$PY -m benchmarks.api --system threadline --database bench_threadline_1m \
+  --starts-from bench_threadline_1m --events-in-database 1000000 --samples 30 --window-days 7 \
+  --out $R/api-threadline-1m-7d.json
 # Data.Rentgen, same harness.
 benchmarks/rentgen/run.sh
 $PY -m benchmarks.report

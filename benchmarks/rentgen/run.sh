@@ -11,3 +11,6 @@ $PY -m benchmarks.ingest --system data-rentgen --consumers 1 \
 # Start datasets come from the Threadline 40k database (benchmarks/run_all.sh builds it first).
 $PY -m benchmarks.api --system data-rentgen --database bench_dr_40k --starts-from bench_tl_40k \
   --events-in-database 40029 --samples 20 --warmup 2 --out benchmarks/results/api-data-rentgen-40k.json
+$PY -m benchmarks.api --system data-rentgen --database bench_dr_40k --starts-from bench_tl_40k \
+  --start-kind JOB --granularities JOB RUN --depths 1 3 5 --samples 20 --warmup 2 \
+  --out benchmarks/results/api-data-rentgen-40k-jobs.json

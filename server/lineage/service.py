@@ -59,6 +59,22 @@ async def get_lineage(session: AsyncSession, request: LineageRequest) -> Lineage
     graph = await assemble_graph(session, request, trav)
     if request.include_column_lineage:
         graph.columns = await column_lineage(session, request, trav)
+    return cap_relations(graph, RELATIONS_PER_NODE * request.max_nodes)
+
+
+# The node cap alone does not bound the body: a few hub nodes can carry tens of
+# thousands of relations. Beyond this many per allowed node the graph is cut too.
+RELATIONS_PER_NODE = 10
+
+
+def cap_relations(graph: LineageGraph, limit: int) -> LineageGraph:
+    """Keep at most `limit` I/O relations and `limit` column edges; flag `truncated` if cut."""
+    if len(graph.relations) > limit:
+        graph.relations = graph.relations[:limit]
+        graph.truncated = True
+    if len(graph.columns) > limit:
+        graph.columns = graph.columns[:limit]
+        graph.truncated = True
     return graph
 
 
