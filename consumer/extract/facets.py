@@ -26,15 +26,15 @@ MAX_TEXT = 10_000
 def obj(value: Any, *path: str) -> Json:
     """The dict at `path` inside value, or an empty dict."""
     for key in path:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             return _EMPTY
         value = value.get(key)
-    return value if isinstance(value, Mapping) else _EMPTY
+    return value if isinstance(value, dict) else _EMPTY
 
 
 def text(value: Any, key: str, limit: int = MAX_TEXT) -> str | None:
     """A non-empty string field, trimmed to `limit` characters, else None."""
-    item = value.get(key) if isinstance(value, Mapping) else None
+    item = value.get(key) if isinstance(value, dict) else None
     if isinstance(item, str) and item:
         return item[:limit]
     if isinstance(item, int | float) and not isinstance(item, bool):
@@ -44,7 +44,7 @@ def text(value: Any, key: str, limit: int = MAX_TEXT) -> str | None:
 
 def count(value: Any, *keys: str) -> int | None:
     """The first non-negative integer statistic among `keys` that fits in a bigint."""
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict):
         return None
     for key in keys:
         item = value.get(key)
@@ -59,7 +59,7 @@ def count(value: Any, *keys: str) -> int | None:
 
 def small_int(value: Any, key: str) -> int | None:
     """A non-negative integer (or digit string) that fits a PostgreSQL int column."""
-    item = value.get(key) if isinstance(value, Mapping) else None
+    item = value.get(key) if isinstance(value, dict) else None
     if isinstance(item, str) and item.isascii() and item.isdigit() and len(item) < 11:
         item = int(item)
     if isinstance(item, int) and not isinstance(item, bool) and 0 <= item <= INT_MAX:
@@ -78,10 +78,10 @@ def uuid_at(value: Any, key: str) -> UUID | None:
 
 def items(value: Any, key: str) -> list[Json]:
     """The dict elements of a list field."""
-    seq = value.get(key) if isinstance(value, Mapping) else None
+    seq = value.get(key) if isinstance(value, dict) else None
     if not isinstance(seq, list):
         return []
-    return [item for item in seq if isinstance(item, Mapping)]
+    return [item for item in seq if isinstance(item, dict)]
 
 
 def first_of_list(value: str | None) -> str | None:
