@@ -22,6 +22,7 @@ from consumer.write import Writer
 log = logging.getLogger("threadline.consumer")
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+YIELD_EVERY = 100
 
 
 @dataclass(slots=True)
@@ -45,6 +46,9 @@ class Pipeline:
         result = BatchResult(size=len(payloads))
         extracted: list[tuple[int, Extracted]] = []
         for index, payload in enumerate(payloads):
+            if index % YIELD_EVERY == YIELD_EVERY - 1:
+                # The CPU stages are synchronous: let aiokafka's heartbeat run meanwhile.
+                await asyncio.sleep(0)
             outcome = self._extract(payload)
             if isinstance(outcome, Reject):
                 result.rejects[index] = outcome

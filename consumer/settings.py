@@ -31,6 +31,11 @@ class KafkaSettings(Section):
     max_partition_fetch_bytes: int = Field(
         default=32 * MiB, ge=MiB, description="Per-partition fetch limit; >= the largest event."
     )
+    session_timeout_ms: int = Field(
+        default=30_000,
+        ge=6_000,
+        description="Group session timeout: a worker silent this long is replaced.",
+    )
     max_request_size: int = Field(
         default=32 * MiB, ge=MiB, description="Largest dead-letter message the consumer may send."
     )
