@@ -14,7 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from server.auth import make_auth_dependency
 from server.datasets.routes import router as datasets_router
 from server.deps import Databases
-from server.errors import install_error_handlers, problem_response
+from server.errors import ResponsesDoc, install_error_handlers, problem_doc, problem_response
 from server.health import router as health_router
 from server.jobs.routes import router as jobs_router
 from server.lineage.routes import router as lineage_router
@@ -129,7 +129,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     _install_middleware(app, settings)
     app.include_router(health_router)
     auth = [Depends(make_auth_dependency(settings.auth))]
-    app.include_router(lineage_router, prefix="/v1", dependencies=auth)
-    for router in FEATURE_ROUTERS:
-        app.include_router(router, prefix="/v1", dependencies=auth)
+    unauthorized: ResponsesDoc = {401: problem_doc("Missing or invalid bearer token (if enabled)")}
+    for router in (lineage_router, *FEATURE_ROUTERS):
+        app.include_router(router, prefix="/v1", dependencies=auth, responses=unauthorized)
     return app

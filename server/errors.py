@@ -134,6 +134,10 @@ async def _on_problem(_: Request, exc: Exception) -> ProblemResponse:
 
 async def _on_http(_: Request, exc: Exception) -> ProblemResponse:
     assert isinstance(exc, StarletteHTTPException)  # noqa: S101 - registered for this type only
+    if exc.status_code == 400:  # FastAPI: "There was an error parsing the body"
+        # A body that is not valid JSON text (e.g. not UTF-8) is invalid input like any
+        # other: the documented 422 problem, not an undocumented 400.
+        return problem_response(422, "Invalid request", str(exc.detail), kind="invalid-request")
     title = {404: "Not found", 405: "Method not allowed", 401: "Unauthorized"}.get(
         exc.status_code, "HTTP error"
     )

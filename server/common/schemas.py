@@ -1,5 +1,6 @@
 """Response parts shared by features: entity references and status names."""
 
+import re
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
@@ -34,9 +35,19 @@ def _utc(value: datetime) -> datetime:
         raise ValueError("is outside the supported time range") from exc
 
 
+_NUMBER = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*")
+
+
+def _not_a_number(value: Any) -> Any:
+    """pydantic reads "0.5" as Unix seconds; a time parameter must be a date-time string."""
+    if isinstance(value, int | float) or (isinstance(value, str) and _NUMBER.fullmatch(value)):
+        raise ValueError("must be an ISO 8601 date-time with an offset, not a number")
+    return value
+
+
 # A time parameter: offset required (naive times are ambiguous), normalised to UTC here so
 # that one past year 9999 in UTC is a 422 rather than a driver error.
-UtcTime = Annotated[AwareDatetime, AfterValidator(_utc)]
+UtcTime = Annotated[AwareDatetime, BeforeValidator(_not_a_number), AfterValidator(_utc)]
 
 
 class QueryModel(BaseModel):

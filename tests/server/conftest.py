@@ -8,7 +8,8 @@
 httpx's ASGITransport runs no lifespan, so the engines are disposed here at teardown.
 """
 
-from collections.abc import AsyncIterator
+import uuid
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -17,13 +18,13 @@ import httpx
 import pytest
 from pydantic import SecretStr
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from consumer.ingest import ingest_payloads
 from server.app import create_app
 from server.settings import ServerOptions, ServerSettings
 from shared.settings import DatabaseSettings
-from tests.conftest import with_credentials
+from tests.conftest import create_database, drop_database, with_credentials
 from tests.server.world import world_batches
 from tests.services import HOW_TO_START, Services
 
@@ -63,6 +64,22 @@ def reader_url(database_url: str, services: Services) -> str:
             pytrace=False,
         )
     return with_credentials(database_url, services.reader_user, services.reader_password)
+
+
+# The read-API tests build their worlds once and read them many times, so they get a
+# database of their own: pipeline tests elsewhere truncate or add rows in the shared one.
+@pytest.fixture(scope="session")
+def database_url(test_services: Services) -> Iterator[str]:
+    name = f"threadline_server_{uuid.uuid4().hex[:12]}"
+    yield create_database(test_services, name)
+    drop_database(test_services, name)
+
+
+@pytest.fixture(scope="session")
+async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    eng = create_async_engine(database_url, pool_size=5, max_overflow=5)
+    yield eng
+    await eng.dispose()
 
 
 @pytest.fixture(scope="session")
