@@ -42,7 +42,7 @@ class StatusServer:
             writer.write(head.encode() + body)
             await writer.drain()
         except (TimeoutError, ConnectionError):
-            pass
+            pass  # the client hung up or stalled: nothing left to answer
         finally:
             writer.close()
 
