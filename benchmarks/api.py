@@ -154,7 +154,7 @@ async def wait_ready(server: Server, system: str) -> Server:
                 if (await client.get(path)).status_code < 500:
                     break
             except httpx.TransportError:
-                pass
+                pass  # not listening yet: poll again
             await asyncio.sleep(0.25)
         if system != "data-rentgen":
             return server

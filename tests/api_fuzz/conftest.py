@@ -63,7 +63,7 @@ def _wait_healthy(base_url: str, process: subprocess.Popen[bytes], log: Path) ->
             if httpx.get(f"{base_url}/health", timeout=2).status_code == 200:
                 return
         except httpx.HTTPError:
-            pass
+            pass  # not listening yet: poll again
         time.sleep(0.3)
     pytest.fail(f"threadline-server not healthy after {START_BOUND_S}s", pytrace=False)
 

@@ -70,7 +70,7 @@ def issuer() -> Iterator[tuple[Issuer, str]]:
             self.wfile.write(body)
 
         def log_message(self, *_: Any) -> None:
-            pass
+            pass  # keep test output free of per-request access logs
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

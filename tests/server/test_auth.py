@@ -61,7 +61,7 @@ def jwks_url(signing_key: rsa.RSAPrivateKey) -> Iterator[str]:
             self.wfile.write(body)
 
         def log_message(self, *_: Any) -> None:
-            pass
+            pass  # keep test output free of per-request access logs
 
     server = HTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
