@@ -13,23 +13,31 @@ order, any duplication and any split into batches give the same rows.
 - counters (rows, bytes, files) take the maximum; output and column-lineage
   kinds are bit sets, unioned; an operation's position takes the least (the
   first Spark job of a SQL execution); checkpoint snapshots take the greatest;
-- descriptive fields (user, external id, log URLs, names, SQL, schema, parent,
-  job) take the greatest non-null value: text by code point, references by
-  their natural key (job by location and name, user by name, schema by digest).
+- descriptive fields (a run's job, parent, root, user, reasons, external id,
+  attempt and log URLs; an operation's run, name, type, group, description,
+  SQL and reason; an input's/output's schema) take the latest non-null value:
+  the one seen in the event with the latest eventTime among those that have
+  the field. Each field keeps that eventTime (`field_times`, `schema_time`), so
+  a later event without the field never erases it and an earlier one that
+  arrives last never overwrites it. Equal times fall back to the greater value
+  (text by code point, references by natural key: job by location and name,
+  user by name, schema by digest), which keeps the rule a join.
 
-Why not "the latest non-null by eventTime": a row keeps one last_event_time, not
-one per field, and with one time per row that rule is order-dependent. Events
-at t1 (user A), t3 (no user) and t2 (user B): t1, t3, t2 keeps A (t2 < t3, the
-row's time), while t1, t2, t3 gives B. Producers send the same descriptive
-values in every event of a run (extractors derive each field the same way from
-every event that has it), so the greatest value is the latest in practice;
-where they do differ, the greatest is at least the same whatever the order.
+Jobs and datasets are dimensions without event times: a job's type is a known
+type over UNKNOWN (then the greater), its parent the greatest by natural key (a
+task's DAG, a Spark job's application: it does not change between events).
+
+Why per-field times: with one time per row "the latest non-null" depends on
+arrival order. Events at t1 (user A), t3 (no user) and t2 (user B): t1, t3, t2
+would keep A (t2 is older than the row's t3) while t1, t2, t3 gives B. The max
+of (time, value) over the events that have a value is B in every order.
 
 Results are sorted by key so every transaction locks rows in the same order.
 """
 
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import fields, replace
+from datetime import datetime
 from typing import Any, TypeVar
 
 from consumer.records import (
@@ -48,11 +56,15 @@ from consumer.records import (
 )
 
 T = TypeVar("T")
+Times = tuple[datetime | None, ...]
 K = TypeVar("K", bound=Hashable)
 
-RUN_DESCRIPTIVE = (
+# Descriptive fields that take the latest non-null value, in the order of the
+# elements of `field_times` (and of shared.models.RUN_FIELDS / OPERATION_FIELDS).
+RUN_FIELDS = (
     "job",
     "parent_run_id",
+    "root_run_id",
     "user",
     "start_reason",
     "ended_reason",
@@ -60,18 +72,8 @@ RUN_DESCRIPTIVE = (
     "attempt",
     "running_log_url",
     "persistent_log_url",
-    "checkpoints",
-    "root_run_id",
 )
-OPERATION_DESCRIPTIVE = (
-    "run_id",
-    "name",
-    "type",
-    "group",
-    "description",
-    "sql_query",
-    "ended_reason",
-)
+OPERATION_FIELDS = ("run_id", "name", "type", "group", "description", "sql_query", "ended_reason")
 
 
 def greatest(a: Any, b: Any) -> Any:
@@ -84,8 +86,28 @@ def least(a: Any, b: Any) -> Any:
     return b if a is None else a if b is None else min(a, b)
 
 
-def _descriptive(a: T, b: T, names: Iterable[str]) -> dict[str, Any]:
-    return {n: greatest(getattr(a, n), getattr(b, n)) for n in names}
+def field_times(record: RunRecord | OperationRecord, names: tuple[str, ...]) -> Times:
+    """When each descriptive field's value was seen (None where the field is None)."""
+    if record.field_times is not None:
+        return record.field_times
+    at = record.event_time
+    return tuple(None if getattr(record, n) is None else at for n in names)
+
+
+def _latest(a: Any, b: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """Per field, the value of the later event (then the greater value), and its time."""
+    times_a, times_b = field_times(a, names), field_times(b, names)
+    values: dict[str, Any] = {}
+    times: list[datetime | None] = []
+    for name, time_a, time_b in zip(names, times_a, times_b, strict=True):
+        value_a, value_b = getattr(a, name), getattr(b, name)
+        if value_b is not None and (value_a is None or (time_b, value_b) > (time_a, value_a)):
+            values[name], time_a = value_b, time_b
+        else:
+            values[name] = value_a
+        times.append(time_a)
+    values["field_times"] = tuple(times)
+    return values
 
 
 def merge_runs(a: RunRecord, b: RunRecord) -> RunRecord:
@@ -96,7 +118,8 @@ def merge_runs(a: RunRecord, b: RunRecord) -> RunRecord:
         status=max(a.status, b.status),
         started_at=least(a.started_at, b.started_at),
         ended_at=greatest(a.ended_at, b.ended_at),
-        **_descriptive(a, b, RUN_DESCRIPTIVE),
+        checkpoints=greatest(a.checkpoints, b.checkpoints),
+        **_latest(a, b, RUN_FIELDS),
     )
 
 
@@ -109,8 +132,15 @@ def merge_operations(a: OperationRecord, b: OperationRecord) -> OperationRecord:
         started_at=least(a.started_at, b.started_at),
         ended_at=greatest(a.ended_at, b.ended_at),
         position=least(a.position, b.position),
-        **_descriptive(a, b, OPERATION_DESCRIPTIVE),
+        **_latest(a, b, OPERATION_FIELDS),
     )
+
+
+def schema_time(record: IORecord) -> datetime | None:
+    """When the record's schema was seen (None without a schema)."""
+    if record.schema is None:
+        return None
+    return record.event_time if record.schema_time is None else record.schema_time
 
 
 def merge_ios(a: IORecord, b: IORecord) -> IORecord:
@@ -118,12 +148,19 @@ def merge_ios(a: IORecord, b: IORecord) -> IORecord:
         a,
         created_at=min(a.created_at, b.created_at),
         event_time=max(a.event_time, b.event_time),
-        schema=greatest(a.schema, b.schema),
+        **_latest_schema(a, b),
         num_rows=greatest(a.num_rows, b.num_rows),
         num_bytes=greatest(a.num_bytes, b.num_bytes),
         num_files=greatest(a.num_files, b.num_files),
         output_types=a.output_types | b.output_types,
     )
+
+
+def _latest_schema(a: IORecord, b: IORecord) -> dict[str, Any]:
+    time_a, time_b = schema_time(a), schema_time(b)
+    if b.schema is not None and (a.schema is None or (time_b, b.schema) > (time_a, a.schema)):
+        return {"schema": b.schema, "schema_time": time_b}
+    return {"schema": a.schema, "schema_time": time_a}
 
 
 def merge_jobs(a: JobRecord, b: JobRecord) -> JobRecord:

@@ -1,8 +1,11 @@
 """Immutable records passed from extract to merge to write, keyed by natural keys.
 
 Records never carry database ids: `write` resolves natural keys to ids in bulk.
-Every record has `event_time`, the OpenLineage eventTime it was seen at, which
-the merge rules use to decide which descriptive value is the latest.
+Every record has `event_time`, the OpenLineage eventTime it was seen at. A run's
+or operation's descriptive fields may come from different events once merged, so
+`field_times` keeps, per field of `consumer.merge.RUN_FIELDS` /
+`OPERATION_FIELDS`, the eventTime its value came from (None until a merge: then
+every non-null field is as old as `event_time`).
 """
 
 from dataclasses import dataclass, field
@@ -105,9 +108,9 @@ class RunRecord:
     attempt: int | None = None
     running_log_url: str | None = None
     persistent_log_url: str | None = None
-    # Not written yet: the run table has no column for it (see consumer.write).
     checkpoints: Checkpoints | None = None
     root_run_id: UUID | None = None
+    field_times: tuple[datetime | None, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +129,7 @@ class OperationRecord:
     ended_reason: str | None = None
     started_at: datetime | None = None
     ended_at: datetime | None = None
+    field_times: tuple[datetime | None, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +144,7 @@ class IORecord:
     dataset: DatasetKey
     event_time: datetime
     schema: UUID | None = None
+    schema_time: datetime | None = None  # when `schema` was seen; None: at event_time
     num_rows: int | None = None
     num_bytes: int | None = None
     num_files: int | None = None

@@ -26,7 +26,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING_CONVENTION = {
@@ -41,6 +41,23 @@ PARTITIONED = {"postgresql_partition_by": "RANGE (created_at)"}
 TIME_SERIES_TABLES = ("run", "operation", "input", "output", "column_lineage")
 
 TZ = DateTime(timezone=True)
+
+# Descriptive columns that take the latest non-null value, in the order of the
+# elements of run.field_times / operation.field_times (append only: stored arrays
+# are positional).
+RUN_FIELDS = (
+    "job_id",
+    "parent_run_id",
+    "root_run_id",
+    "started_by_user_id",
+    "start_reason",
+    "ended_reason",
+    "external_id",
+    "attempt",
+    "running_log_url",
+    "persistent_log_url",
+)
+OPERATION_FIELDS = ("run_id", "name", "type", "group", "description", "sql_query", "ended_reason")
 
 
 class Base(DeclarativeBase):
@@ -191,6 +208,8 @@ class Run(Base):
     root_run_id: Mapped[uuid.UUID | None] = mapped_column(index=True)
     # Streaming runs (Flink): [total, completed, failed, restored, in_progress] checkpoints.
     checkpoints: Mapped[Any | None] = mapped_column(JSONB)
+    # eventTime of the event each RUN_FIELDS value came from (NULL where the field is).
+    field_times: Mapped[list[datetime | None] | None] = mapped_column(ARRAY(TZ))
 
 
 class Operation(Base):
@@ -211,6 +230,8 @@ class Operation(Base):
     started_at: Mapped[datetime | None]
     ended_at: Mapped[datetime | None]
     last_event_time: Mapped[datetime]
+    # eventTime of the event each OPERATION_FIELDS value came from.
+    field_times: Mapped[list[datetime | None] | None] = mapped_column(ARRAY(TZ))
 
 
 class _DatasetIO:
@@ -222,6 +243,8 @@ class _DatasetIO:
     run_id: Mapped[uuid.UUID] = mapped_column(index=True)
     job_id: Mapped[int] = mapped_column(index=True)
     schema_id: Mapped[int | None]
+    # eventTime of the event schema_id came from: the latest schema wins.
+    schema_time: Mapped[datetime | None]
     num_rows: Mapped[int | None]
     num_bytes: Mapped[int | None]
     num_files: Mapped[int | None]

@@ -3,7 +3,11 @@
 Each ON CONFLICT clause applies the merge rules of `consumer.merge` to the
 stored row, so a record meeting an earlier state gives the same result as if
 both had been merged in memory (GREATEST/LEAST skip NULLs, like merge.greatest).
+Surrogate ids depend on insertion order, so where ids break a tie their natural
+keys are compared instead.
 """
+
+from shared.models import OPERATION_FIELDS, RUN_FIELDS
 
 TEXT_COLUMNS = frozenset(
     {
@@ -19,31 +23,6 @@ TEXT_COLUMNS = frozenset(
         "sql_query",
     }
 )
-
-
-def greatest(col: str, table: str) -> str:
-    """SET clause: the greater non-null value (GREATEST skips NULLs), as merge.greatest."""
-    # Text compares with COLLATE "C" (code points), as Python's max() does.
-    c = ' COLLATE "C"' if col in TEXT_COLUMNS else ""
-    return f'"{col}" = GREATEST({table}."{col}"{c}, excluded."{col}"{c})'
-
-
-def greatest_by(col: str, table: str, ranked: str) -> str:
-    """SET clause for an id column: the id whose natural key (`ranked` lists them) is greater.
-
-    Surrogate ids depend on insertion order, so comparing them would make the
-    result depend on arrival order; their natural keys do not.
-    """
-    stored, new = f"{table}.{col}", f"excluded.{col}"
-    return (
-        f"{col} = CASE WHEN {stored} IS NULL THEN {new}"
-        f" WHEN {new} IS NULL OR {new} = {stored} THEN {stored}"
-        f" ELSE ({ranked.format(a=stored, b=new)}) END"
-    )
-
-
-def _greatest_all(cols: tuple[str, ...], table: str) -> str:
-    return ",\n  ".join(greatest(c, table) for c in cols)
 
 
 # The greater of two ids by natural key, in the order of the in-memory keys.
@@ -72,65 +51,104 @@ UPDATE location SET name = $2 WHERE id = $1 AND name COLLATE "C" > $2 COLLATE "C
   AND NOT EXISTS (SELECT 1 FROM location o WHERE o.type = location.type AND o.name = $2)
 """
 
-RUN_GREATEST = (
-    "parent_run_id",
-    "root_run_id",
-    "checkpoints",
-    "start_reason",
-    "ended_reason",
-    "external_id",
-    "attempt",
-    "running_log_url",
-    "persistent_log_url",
-)
-OPERATION_GREATEST = (
-    "run_id",
-    "name",
-    "type",
-    "group",
-    "description",
-    "sql_query",
-    "ended_reason",
-)
+
+def _newer(col: str, i: int, table: str, tie: str) -> str:
+    """Whether the new value of field `col` (element i of field_times) wins: it is
+    non-null and from a later event, or from an event as late and greater (`tie`)."""
+    new, old = f'excluded."{col}"', f'{table}."{col}"'
+    new_at, old_at = f"excluded.field_times[{i}]", f"{table}.field_times[{i}]"
+    return (
+        f"({new} IS NOT NULL AND ({old} IS NULL OR {new_at} > {old_at}"
+        f" OR {new_at} = {old_at} AND {new} <> {old} AND {tie}))"
+    )
+
+
+def _tie(col: str, table: str, ranked: dict[str, str]) -> str:
+    new, old = f'excluded."{col}"', f'{table}."{col}"'
+    if col in ranked:  # surrogate ids: compare natural keys, as merge() does
+        return f"{new} = ({ranked[col].format(a=old, b=new)})"
+    c = ' COLLATE "C"' if col in TEXT_COLUMNS else ""
+    return f"{new}{c} > {old}{c}"
+
+
+def latest(fields: tuple[str, ...], table: str, ranked: dict[str, str]) -> str:
+    """SET clauses: each field takes the latest non-null value, and field_times its time."""
+    newer = [_newer(c, i, table, _tie(c, table, ranked)) for i, c in enumerate(fields, 1)]
+    sets = [
+        f'"{c}" = CASE WHEN {w} THEN excluded."{c}" ELSE {table}."{c}" END'
+        for c, w in zip(fields, newer, strict=True)
+    ]
+    times = ", ".join(
+        f"CASE WHEN {w} THEN excluded.field_times[{i}] ELSE {table}.field_times[{i}] END"
+        for i, w in enumerate(newer, 1)
+    )
+    return ",\n  ".join([*sets, f"field_times = ARRAY[{times}]::timestamptz[]"])
+
+
+def _times_array(first: int, count: int) -> tuple[str, str]:
+    """unnest() arguments for `count` per-field time columns from parameter $first on,
+    and the SELECT expression that packs them into one field_times array."""
+    params = ", ".join(f"${n}::timestamptz[]" for n in range(first, first + count))
+    names = [f"t{n}" for n in range(count)]
+    return params, f"ARRAY[{', '.join(names)}]::timestamptz[]"
+
+
+_RUN_TIMES, _RUN_TIMES_ARRAY = _times_array(18, len(RUN_FIELDS))
+_RUN_COLUMNS = """created_at, id, job_id, parent_run_id, status, started_at, ended_at,
+  started_by_user_id, start_reason, ended_reason, external_id, attempt, running_log_url,
+  persistent_log_url, last_event_time, root_run_id, checkpoints"""
 
 UPSERT_RUNS = f"""
-INSERT INTO run AS r (created_at, id, job_id, parent_run_id, status, started_at, ended_at,
-  started_by_user_id, start_reason, ended_reason, external_id, attempt, running_log_url,
-  persistent_log_url, last_event_time, root_run_id, checkpoints)
-SELECT * FROM unnest($1::timestamptz[], $2::uuid[], $3::bigint[], $4::uuid[], $5::smallint[],
+INSERT INTO run AS r ({_RUN_COLUMNS}, field_times)
+SELECT {_RUN_COLUMNS}, {_RUN_TIMES_ARRAY}
+FROM unnest($1::timestamptz[], $2::uuid[], $3::bigint[], $4::uuid[], $5::smallint[],
   $6::timestamptz[], $7::timestamptz[], $8::bigint[], $9::text[], $10::text[], $11::text[],
-  $12::int[], $13::text[], $14::text[], $15::timestamptz[], $16::uuid[], $17::jsonb[])
+  $12::int[], $13::text[], $14::text[], $15::timestamptz[], $16::uuid[], $17::jsonb[],
+  {_RUN_TIMES})
+  AS u({_RUN_COLUMNS}, {", ".join(f"t{n}" for n in range(len(RUN_FIELDS)))})
 ON CONFLICT (created_at, id) DO UPDATE SET
   status = GREATEST(r.status, excluded.status),
   started_at = LEAST(r.started_at, excluded.started_at),
   ended_at = GREATEST(r.ended_at, excluded.ended_at),
-  {greatest_by("job_id", "r", JOB_BY_KEY)},
-  {greatest_by("started_by_user_id", "r", USER_BY_NAME)},
-  {_greatest_all(RUN_GREATEST, "r")},
+  checkpoints = GREATEST(r.checkpoints, excluded.checkpoints),
+  {latest(RUN_FIELDS, "r", {"job_id": JOB_BY_KEY, "started_by_user_id": USER_BY_NAME})},
   last_event_time = GREATEST(r.last_event_time, excluded.last_event_time)
 """  # noqa: S608 - constant column names only; every value is a bound parameter
 
+_OPERATION_TIMES, _OPERATION_TIMES_ARRAY = _times_array(15, len(OPERATION_FIELDS))
+_OPERATION_COLUMNS = """created_at, id, run_id, name, type, status, position, "group",
+  description, sql_query, started_at, ended_at, last_event_time, ended_reason"""
+
 UPSERT_OPERATIONS = f"""
-INSERT INTO operation AS o (created_at, id, run_id, name, type, status, position, "group",
-  description, sql_query, started_at, ended_at, last_event_time, ended_reason)
-SELECT * FROM unnest($1::timestamptz[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
+INSERT INTO operation AS o ({_OPERATION_COLUMNS}, field_times)
+SELECT {_OPERATION_COLUMNS}, {_OPERATION_TIMES_ARRAY}
+FROM unnest($1::timestamptz[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
   $6::smallint[], $7::int[], $8::text[], $9::text[], $10::text[], $11::timestamptz[],
-  $12::timestamptz[], $13::timestamptz[], $14::text[])
+  $12::timestamptz[], $13::timestamptz[], $14::text[], {_OPERATION_TIMES})
+  AS u({_OPERATION_COLUMNS}, {", ".join(f"t{n}" for n in range(len(OPERATION_FIELDS)))})
 ON CONFLICT (created_at, id) DO UPDATE SET
   status = GREATEST(o.status, excluded.status),
   started_at = LEAST(o.started_at, excluded.started_at),
   ended_at = GREATEST(o.ended_at, excluded.ended_at),
   position = LEAST(o.position, excluded.position),
-  {_greatest_all(OPERATION_GREATEST, "o")},
+  {latest(OPERATION_FIELDS, "o", {})},
   last_event_time = GREATEST(o.last_event_time, excluded.last_event_time)
 """  # noqa: S608 - constant column names only; every value is a bound parameter
 
-_IO_COLUMNS = """(created_at, operation_id, dataset_id, run_id, job_id, schema_id,
+_IO_COLUMNS = """(created_at, operation_id, dataset_id, run_id, job_id, schema_id, schema_time,
   num_rows, num_bytes, num_files, last_event_time{extra})"""
 _IO_VALUES = """unnest($1::timestamptz[], $2::uuid[], $3::bigint[], $4::uuid[], $5::bigint[],
-  $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::timestamptz[]{extra})"""
+  $6::bigint[], $7::timestamptz[], $8::bigint[], $9::bigint[], $10::bigint[],
+  $11::timestamptz[]{extra})"""
+# The later schema wins; as late, the one with the greater digest (as merge.merge_ios).
+_SCHEMA_BY_DIGEST = SCHEMA_BY_DIGEST.format(a="x.schema_id", b="excluded.schema_id")
+_SCHEMA_NEWER = f"""excluded.schema_id IS NOT NULL AND (x.schema_id IS NULL
+    OR excluded.schema_time > x.schema_time
+    OR excluded.schema_time = x.schema_time AND excluded.schema_id <> x.schema_id
+       AND excluded.schema_id = ({_SCHEMA_BY_DIGEST}))"""
 _IO_SET = f"""
-  {greatest_by("schema_id", "x", SCHEMA_BY_DIGEST)},
+  schema_id = CASE WHEN {_SCHEMA_NEWER} THEN excluded.schema_id ELSE x.schema_id END,
+  schema_time = CASE WHEN {_SCHEMA_NEWER} THEN excluded.schema_time ELSE x.schema_time END,
   num_rows = GREATEST(x.num_rows, excluded.num_rows),
   num_bytes = GREATEST(x.num_bytes, excluded.num_bytes),
   num_files = GREATEST(x.num_files, excluded.num_files),
@@ -144,7 +162,7 @@ ON CONFLICT (created_at, operation_id, dataset_id) DO UPDATE SET {_IO_SET}
 
 UPSERT_OUTPUTS = f"""
 INSERT INTO output AS x {_IO_COLUMNS.format(extra=", types")}
-SELECT * FROM {_IO_VALUES.format(extra=", $11::int[]")}
+SELECT * FROM {_IO_VALUES.format(extra=", $12::int[]")}
 ON CONFLICT (created_at, operation_id, dataset_id) DO UPDATE SET {_IO_SET},
   types = x.types | excluded.types
 """  # noqa: S608 - constant column names only; every value is a bound parameter

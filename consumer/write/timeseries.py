@@ -8,6 +8,7 @@ from uuid import UUID
 import asyncpg
 import orjson
 
+from consumer.merge import OPERATION_FIELDS, RUN_FIELDS, Times, field_times, schema_time
 from consumer.records import Checkpoints, Extracted
 from consumer.write import sql
 from consumer.write.dimensions import IdCache
@@ -70,7 +71,13 @@ async def write_runs(
         [r.event_time for r in runs],
         [r.root_run_id for r in runs],
         [_checkpoints(r.checkpoints) for r in runs],
+        *_time_columns([field_times(r, RUN_FIELDS) for r in runs], len(RUN_FIELDS)),
     )
+
+
+def _time_columns(times: list[Times], count: int) -> list[list[datetime | None]]:
+    """Per-record field times as one parameter array per field (unnest() takes columns)."""
+    return [[t[i] for t in times] for i in range(count)]
 
 
 def _checkpoints(value: Checkpoints | None) -> str | None:
@@ -101,6 +108,7 @@ async def write_operations(
         [o.ended_at for o in ops],
         [o.event_time for o in ops],
         [o.ended_reason for o in ops],
+        *_time_columns([field_times(o, OPERATION_FIELDS) for o in ops], len(OPERATION_FIELDS)),
     )
 
 
@@ -121,6 +129,7 @@ async def write_ios(
             [r.run_id for r in ios],
             [cache.jobs[r.job][0] for r in ios],
             [cache.schemas.get(r.schema) if r.schema else None for r in ios],
+            [schema_time(r) for r in ios],
             [r.num_rows for r in ios],
             [r.num_bytes for r in ios],
             [r.num_files for r in ios],

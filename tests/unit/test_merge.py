@@ -1,5 +1,6 @@
 """merge: the documented rules, and that merging is order-, duplication- and grouping-free."""
 
+import itertools
 import random
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -9,7 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consumer.merge import merge, merge_jobs, merge_operations, merge_runs
+from consumer.merge import (
+    RUN_FIELDS,
+    field_times,
+    merge,
+    merge_jobs,
+    merge_operations,
+    merge_runs,
+)
 from consumer.records import (
     Checkpoints,
     Extracted,
@@ -69,7 +77,7 @@ def test_times_widen() -> None:
     assert result.event_time == at(9)
 
 
-def test_descriptive_fields_take_the_greatest_non_null() -> None:
+def test_descriptive_fields_take_the_latest_non_null() -> None:
     result = merged_run(
         run(1, Status.STARTED, user="alice", external_id="app-1", attempt=1),
         run(3, Status.SUCCEEDED),  # says nothing: removes nothing
@@ -81,6 +89,29 @@ def test_descriptive_fields_take_the_greatest_non_null() -> None:
         2,
         "http://ui",
     )
+    assert result.field_times == (at(3), None, None, at(2), None, None, at(1), at(2), at(2), None)
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(range(3))))
+def test_the_latest_value_wins_in_every_arrival_order_even_when_smaller(
+    order: tuple[int, ...],
+) -> None:
+    """t1 zed, t3 no user, t2 alice: alice, though zed is greater and t3 is the row's time."""
+    events = [
+        run(1, Status.STARTED, user="zed"),
+        run(3, Status.SUCCEEDED),
+        run(2, Status.STARTED, user="alice"),
+    ]
+    pairwise = events[order[0]]
+    for i in order[1:]:
+        pairwise = merge_runs(pairwise, events[i])
+    assert (pairwise.user, pairwise.event_time) == ("alice", at(3))
+    assert merged_run(*(events[i] for i in order)).user == "alice"
+
+
+def test_equal_times_fall_back_to_the_greater_value() -> None:
+    result = merged_run(run(1, Status.STARTED, user="bob"), run(1, Status.STARTED, user="alice"))
+    assert result.user == "bob"
 
 
 def test_checkpoint_snapshots_take_the_one_with_the_most_checkpoints() -> None:
@@ -96,12 +127,13 @@ def operation(minute: int, **fields: object) -> OperationRecord:
     return replace(record, **fields)  # type: ignore[arg-type] # test fields are the record's
 
 
-def test_operation_position_takes_the_least_and_names_the_greatest() -> None:
+def test_operation_position_takes_the_least_and_names_the_latest() -> None:
     result = merge_operations(
-        operation(1, position=4, name="execute_a", description="load"),
-        operation(2, position=2, name="execute_b"),
+        operation(1, position=4, name="execute_b", description="load"),
+        operation(2, position=2, name="execute_a"),
     )
-    assert (result.position, result.name, result.description) == (2, "execute_b", "load")
+    assert (result.position, result.name, result.description) == (2, "execute_a", "load")
+    assert result.field_times == (at(2), at(2), None, None, at(1), None, None)
 
 
 def io(direction: int, dataset: str, **fields: object) -> IORecord:
@@ -123,6 +155,20 @@ def test_inputs_and_outputs_are_unioned_and_counters_take_the_maximum() -> None:
         80,
         OutputType.CREATE | OutputType.APPEND,
     )
+
+
+def test_an_input_keeps_the_latest_schema() -> None:
+    early, late = UUID(int=9), UUID(int=1)
+    later_without = Extracted(ios=[io(0, "in", event_time=at(3))])
+    for order in itertools.permutations(
+        [
+            Extracted(ios=[io(0, "in", schema=early, event_time=at(1))]),
+            Extracted(ios=[io(0, "in", schema=late, event_time=at(2))]),
+            later_without,
+        ]
+    ):
+        [result] = merge(order).ios
+        assert (result.schema, result.schema_time, result.event_time) == (late, at(2), at(3))
 
 
 def test_a_known_job_type_beats_unknown_and_the_parent_is_kept() -> None:
@@ -161,6 +207,7 @@ RUNS = st.builds(
     external_id=st.none() | st.sampled_from(["a", "b"]),
     attempt=st.none() | st.integers(0, 3),
     parent_run_id=st.none() | st.sampled_from([UUID(int=1), UUID(int=2)]),
+    running_log_url=st.none() | st.sampled_from(["http://a", "http://b"]),
     checkpoints=st.none() | st.builds(Checkpoints, *[st.integers(0, 3)] * 5),
 )
 
@@ -180,8 +227,13 @@ def test_merge_is_a_join_any_order_duplication_or_grouping_gives_the_same_run(
         if cut
         else merged_run(*delivered)
     )
-    assert grouped == merged_run(*records)
+    assert explicit(grouped) == explicit(merged_run(*records))
     pairwise = records[0]
     for record in records[1:]:
         pairwise = merge_runs(record, pairwise)
-    assert pairwise == merged_run(*records)
+    assert explicit(pairwise) == explicit(merged_run(*records))
+
+
+def explicit(record: RunRecord) -> RunRecord:
+    """The record with its field times spelled out (an unmerged record leaves them implied)."""
+    return replace(record, field_times=field_times(record, RUN_FIELDS))
