@@ -28,8 +28,16 @@ class KafkaSettings(Section):
     batch_timeout_ms: int = Field(
         default=500, ge=1, description="Longest wait for a batch to fill, in milliseconds."
     )
+    # Small fetch limits bound the read-ahead buffered in the consumer (40k events behind:
+    # peak RSS 251 MB with 32/50 MiB, 166-192 MB with 1/8 MiB, same events/s). A larger
+    # event still comes through: the broker returns a first batch over the limits whole.
     max_partition_fetch_bytes: int = Field(
-        default=32 * MiB, ge=MiB, description="Per-partition fetch limit; >= the largest event."
+        default=MiB, ge=64 * 1024, description="Per-partition fetch size (read-ahead)."
+    )
+    fetch_max_bytes: int = Field(
+        default=8 * MiB,
+        ge=MiB,
+        description="Most bytes one fetch brings back over all partitions (read-ahead).",
     )
     session_timeout_ms: int = Field(
         default=30_000,
