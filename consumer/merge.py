@@ -56,6 +56,7 @@ from consumer.records import (
     RunRecord,
     SymlinkRecord,
 )
+from shared import models
 
 if TYPE_CHECKING:
     from _typeshed import SupportsRichComparison
@@ -64,21 +65,12 @@ T = TypeVar("T")
 Times = tuple[datetime | None, ...]
 K = TypeVar("K", bound="SupportsRichComparison")
 
-# Descriptive fields that take the latest non-null value, in the order of the
-# elements of `field_times` (and of shared.models.RUN_FIELDS / OPERATION_FIELDS).
-RUN_FIELDS = (
-    "job",
-    "parent_run_id",
-    "root_run_id",
-    "user",
-    "start_reason",
-    "ended_reason",
-    "external_id",
-    "attempt",
-    "running_log_url",
-    "persistent_log_url",
-)
-OPERATION_FIELDS = ("run_id", "name", "type", "group", "description", "sql_query", "ended_reason")
+# Descriptive fields that take the latest non-null value, by record attribute, in the
+# order of the elements of `field_times` (the columns of shared.models.RUN_FIELDS /
+# OPERATION_FIELDS, where two references are named by their natural key here).
+_RECORD_NAMES = {"job_id": "job", "started_by_user_id": "user"}
+RUN_FIELDS = tuple(_RECORD_NAMES.get(c, c) for c in models.RUN_FIELDS)
+OPERATION_FIELDS = models.OPERATION_FIELDS
 
 
 def greatest(a: Any, b: Any) -> Any:
