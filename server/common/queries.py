@@ -4,7 +4,7 @@ from collections.abc import Collection
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Row, select
+from sqlalchemy import Row, TextClause, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.common.refs import DatasetRef, JobRef, LocationRef, RunRef
@@ -76,3 +76,31 @@ async def list_run_refs(session: AsyncSession, ids: Collection[UUID]) -> dict[UU
         return {}
     stmt = select(*RUN_COLUMNS).where(Run.id.in_(list(ids)))
     return {row.id: run_ref(row) for row in (await session.execute(stmt)).all()}
+
+
+def uses_query(by: str, other: str) -> TextClause:
+    """Datasets a job uses, or jobs using a dataset (`by` = :by, grouped by `other`).
+
+    Direction 0 reads, 1 writes; observed in runs (input/output) or declared by
+    JobEvents (job_dataset); newest last-seen first, at most :limit rows.
+    """
+    return text(
+        f"""
+    SELECT u.{other}, u.direction, min(u.first_seen) AS first_seen,
+           max(u.last_seen) AS last_seen
+    FROM (
+        SELECT {other}, 0 AS direction, min(created_at) AS first_seen,
+               max(last_event_time) AS last_seen
+        FROM input WHERE {by} = :{by} GROUP BY {other}
+        UNION ALL
+        SELECT {other}, 1, min(created_at), max(last_event_time)
+        FROM output WHERE {by} = :{by} GROUP BY {other}
+        UNION ALL
+        SELECT {other}, direction, first_seen_at, last_seen_at
+        FROM job_dataset WHERE {by} = :{by}
+    ) AS u
+    GROUP BY u.{other}, u.direction
+    ORDER BY last_seen DESC, u.{other}, u.direction
+    LIMIT :limit
+    """  # noqa: S608 - two constant column names; values are bound parameters
+    )

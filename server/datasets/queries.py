@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import Select, select, text, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server.common.queries import location_columns, location_ref
+from server.common.queries import location_columns, location_ref, uses_query
 from server.common.refs import DatasetRef, LocationRef
 from server.common.search import Hit, NameSearch, list_matches
 from server.datasets.schemas import DatasetListQuery
@@ -157,25 +157,7 @@ async def list_schema_history(session: AsyncSession, dataset_id: int) -> list[Sc
     return [SchemaVersion(r.schema_id, r.fields, r.first_seen, r.last_seen) for r in rows]
 
 
-_JOB_USES = text(
-    """
-    SELECT u.job_id, u.direction, min(u.first_seen) AS first_seen, max(u.last_seen) AS last_seen
-    FROM (
-        SELECT job_id, 0 AS direction, min(created_at) AS first_seen,
-               max(last_event_time) AS last_seen
-        FROM input WHERE dataset_id = :dataset_id GROUP BY job_id
-        UNION ALL
-        SELECT job_id, 1, min(created_at), max(last_event_time)
-        FROM output WHERE dataset_id = :dataset_id GROUP BY job_id
-        UNION ALL
-        SELECT job_id, direction, first_seen_at, last_seen_at
-        FROM job_dataset WHERE dataset_id = :dataset_id
-    ) AS u
-    GROUP BY u.job_id, u.direction
-    ORDER BY last_seen DESC, u.job_id, u.direction
-    LIMIT :limit
-    """
-)
+_JOB_USES = uses_query(by="dataset_id", other="job_id")
 
 
 async def list_job_uses(session: AsyncSession, dataset_id: int) -> list[JobUse]:

@@ -4,10 +4,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, select, text, tuple_
+from sqlalchemy import Select, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server.common.queries import RUN_COLUMNS, location_columns, location_ref, run_ref
+from server.common.queries import RUN_COLUMNS, location_columns, location_ref, run_ref, uses_query
 from server.common.refs import JobRef, LocationRef, RunRef
 from server.common.search import Hit, NameSearch, list_matches
 from server.jobs.schemas import JobListQuery
@@ -115,26 +115,7 @@ async def list_recent_runs(session: AsyncSession, job_id: int) -> list[RunRef]:
     return [run_ref(r) for r in (await session.execute(stmt)).all()]
 
 
-_DATASET_USES = text(
-    """
-    SELECT u.dataset_id, u.direction, min(u.first_seen) AS first_seen,
-           max(u.last_seen) AS last_seen
-    FROM (
-        SELECT dataset_id, 0 AS direction, min(created_at) AS first_seen,
-               max(last_event_time) AS last_seen
-        FROM input WHERE job_id = :job_id GROUP BY dataset_id
-        UNION ALL
-        SELECT dataset_id, 1, min(created_at), max(last_event_time)
-        FROM output WHERE job_id = :job_id GROUP BY dataset_id
-        UNION ALL
-        SELECT dataset_id, direction, first_seen_at, last_seen_at
-        FROM job_dataset WHERE job_id = :job_id
-    ) AS u
-    GROUP BY u.dataset_id, u.direction
-    ORDER BY last_seen DESC, u.dataset_id, u.direction
-    LIMIT :limit
-    """
-)
+_DATASET_USES = uses_query(by="job_id", other="dataset_id")
 
 
 async def list_dataset_uses(session: AsyncSession, job_id: int) -> list[DatasetUse]:
