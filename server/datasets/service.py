@@ -4,14 +4,14 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from server.common.listing import list_page
 from server.common.queries import list_dataset_refs, list_job_refs
 from server.common.refs import DatasetRef, JobRef
-from server.common.search import set_search_threshold
 from server.datasets import queries
 from server.datasets.queries import DatasetSummary, LocationDetail, SchemaVersion
 from server.datasets.schemas import DatasetByNameQuery, DatasetListQuery, IODirectionName
 from server.errors import NotFoundError
-from server.pagination import Keyset, Page, make_page, resolve_limit
+from server.pagination import Keyset, Page
 from server.settings import ServerOptions
 from shared.enums import IODirection
 from shared.naming import normalize_dataset_name, parse_namespace
@@ -48,15 +48,7 @@ class DatasetDetail:
 async def list_datasets(
     session: AsyncSession, query: DatasetListQuery, options: ServerOptions
 ) -> Page[DatasetSummary]:
-    keyset = BY_ID if query.search is None else BY_RANK
-    scope = query.scope()
-    after = keyset.decode(query.cursor, scope)
-    limit = resolve_limit(query.limit, options)
-    if query.search is not None:
-        await set_search_threshold(session, options.search_threshold)
-    rows = await queries.list_datasets(session, query, after, limit)
-    page = make_page(rows, limit, keyset, scope, lambda hit: hit.key)
-    return Page([hit.item for hit in page.items], page.next_cursor)
+    return await list_page(session, query, options, (BY_ID, BY_RANK), queries.list_datasets)
 
 
 async def find_dataset_id(session: AsyncSession, query: DatasetByNameQuery) -> int:

@@ -5,15 +5,15 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from server.common.listing import list_page
 from server.common.queries import list_dataset_refs, list_job_refs
 from server.common.refs import DatasetRef, JobRef, LocationRef, RunRef
-from server.common.search import set_search_threshold
 from server.datasets.schemas import IODirectionName
 from server.errors import NotFoundError
 from server.jobs import queries
 from server.jobs.queries import JobSummary
 from server.jobs.schemas import JobByNameQuery, JobListQuery
-from server.pagination import Keyset, Page, make_page, resolve_limit
+from server.pagination import Keyset, Page
 from server.settings import ServerOptions
 from shared.enums import IODirection
 from shared.naming import parse_job_namespace
@@ -46,15 +46,7 @@ class JobDetail:
 async def list_jobs(
     session: AsyncSession, query: JobListQuery, options: ServerOptions
 ) -> Page[JobSummary]:
-    keyset = BY_ID if query.search is None else BY_RANK
-    scope = query.scope()
-    after = keyset.decode(query.cursor, scope)
-    limit = resolve_limit(query.limit, options)
-    if query.search is not None:
-        await set_search_threshold(session, options.search_threshold)
-    rows = await queries.list_jobs(session, query, after, limit)
-    page = make_page(rows, limit, keyset, scope, lambda hit: hit.key)
-    return Page([hit.item for hit in page.items], page.next_cursor)
+    return await list_page(session, query, options, (BY_ID, BY_RANK), queries.list_jobs)
 
 
 async def find_job_id(session: AsyncSession, query: JobByNameQuery) -> int:

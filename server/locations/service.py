@@ -4,13 +4,13 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 
-from server.common.search import set_search_threshold
+from server.common.listing import list_page
 from server.errors import ConflictError, InvalidInputError, NotFoundError
 from server.locations import queries
 from server.locations.merge import MergeCounts, merge_locations
 from server.locations.queries import LocationDetail, LocationSummary
 from server.locations.schemas import LocationListQuery
-from server.pagination import Keyset, Page, make_page, resolve_limit
+from server.pagination import Keyset, Page
 from server.settings import ServerOptions
 from shared.naming import parse_namespace
 
@@ -27,15 +27,7 @@ class MergeResult:
 async def list_locations(
     session: AsyncSession, query: LocationListQuery, options: ServerOptions
 ) -> Page[LocationSummary]:
-    keyset = BY_ID if query.search is None else BY_RANK
-    scope = query.scope()
-    after = keyset.decode(query.cursor, scope)
-    limit = resolve_limit(query.limit, options)
-    if query.search is not None:
-        await set_search_threshold(session, options.search_threshold)
-    rows = await queries.list_locations(session, query, after, limit)
-    page = make_page(rows, limit, keyset, scope, lambda hit: hit.key)
-    return Page([hit.item for hit in page.items], page.next_cursor)
+    return await list_page(session, query, options, (BY_ID, BY_RANK), queries.list_locations)
 
 
 async def get_location(db: queries.Executor, location_id: int) -> LocationDetail:
