@@ -17,6 +17,7 @@ the substring tier), name length, id).
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -166,3 +167,26 @@ async def _fuzzy_hits(
     query = query.order_by(similarity.desc(), length, key).limit(limit + 1)
     rows = (await session.execute(query)).all()
     return [(r, r.similarity, (FUZZY, -r.similarity, r.name_length, r.id)) for r in rows]
+
+
+async def list_named(
+    session: AsyncSession,
+    stmt: Select[Any],
+    columns: tuple[SQLColumnExpression[str], SQLColumnExpression[int]],
+    search: str | None,
+    after: tuple[Any, ...] | None,
+    limit: int,
+    summary: Callable[[Any, float | None], T],
+) -> list[Hit[T]]:
+    """One page of `stmt` in id order, or in search rank order; LIMIT n+1 to probe for more.
+
+    `columns` are the rows' (name, id); `summary` makes an item of a row and its score.
+    """
+    if search is not None:
+        found = await list_matches(session, stmt, columns, NameSearch.of(search), after, limit)
+        return [Hit(summary(r, score), key) for r, score, key in found]
+    id_column = columns[1]
+    if after is not None:
+        stmt = stmt.where(id_column > after[0])
+    rows = (await session.execute(stmt.order_by(id_column).limit(limit + 1))).all()
+    return [Hit(summary(r, None), (r.id,)) for r in rows]

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.common.queries import location_columns, location_ref, uses_query
 from server.common.refs import DatasetRef, LocationRef
-from server.common.search import Hit, NameSearch, list_matches
+from server.common.search import Hit, list_named
 from server.datasets.schemas import DatasetListQuery
 from shared.models import Address, Dataset, DatasetSymlink, Location
 
@@ -70,16 +70,10 @@ async def list_datasets(
     session: AsyncSession, query: DatasetListQuery, after: tuple[Any, ...] | None, limit: int
 ) -> list[Hit[DatasetSummary]]:
     """One page in id order, or in search rank order; LIMIT n+1 to probe for more."""
-    stmt = _filtered(query)
-    if query.search is not None:
-        found = await list_matches(
-            session, stmt, (Dataset.name, Dataset.id), NameSearch.of(query.search), after, limit
-        )
-        return [Hit(_summary(r, score), key) for r, score, key in found]
-    if after is not None:
-        stmt = stmt.where(Dataset.id > after[0])
-    rows = (await session.execute(stmt.order_by(Dataset.id).limit(limit + 1))).all()
-    return [Hit(_summary(r, None), (r.id,)) for r in rows]
+    columns = (Dataset.name, Dataset.id)
+    return await list_named(
+        session, _filtered(query), columns, query.search, after, limit, _summary
+    )
 
 
 def _summary(r: Any, score: float | None) -> DatasetSummary:

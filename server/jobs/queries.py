@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.common.queries import RUN_COLUMNS, location_columns, location_ref, run_ref, uses_query
 from server.common.refs import JobRef, LocationRef, RunRef
-from server.common.search import Hit, NameSearch, list_matches
+from server.common.search import Hit, list_named
 from server.jobs.schemas import JobListQuery
 from shared.models import Address, Job, Location, Run
 
@@ -56,16 +56,10 @@ async def list_jobs(
     session: AsyncSession, query: JobListQuery, after: tuple[Any, ...] | None, limit: int
 ) -> list[Hit[JobSummary]]:
     """One page in id order, or in search rank order; LIMIT n+1 to probe for more."""
-    stmt = _filtered(query)
-    if query.search is not None:
-        found = await list_matches(
-            session, stmt, (Job.name, Job.id), NameSearch.of(query.search), after, limit
-        )
-        return [Hit(_summary(r, score), key) for r, score, key in found]
-    if after is not None:
-        stmt = stmt.where(Job.id > after[0])
-    rows = (await session.execute(stmt.order_by(Job.id).limit(limit + 1))).all()
-    return [Hit(_summary(r, None), (r.id,)) for r in rows]
+    columns = (Job.name, Job.id)
+    return await list_named(
+        session, _filtered(query), columns, query.search, after, limit, _summary
+    )
 
 
 def _summary(r: Any, score: float | None) -> JobSummary:

@@ -8,7 +8,7 @@ from sqlalchemy import Select, delete, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from server.common.search import Hit, NameSearch, list_matches
+from server.common.search import Hit, list_named
 from server.locations.schemas import LocationListQuery
 from shared.models import Address, Location
 
@@ -51,16 +51,10 @@ async def list_locations(
     session: AsyncSession, query: LocationListQuery, after: tuple[Any, ...] | None, limit: int
 ) -> list[Hit[LocationSummary]]:
     """One page in id order, or in search rank order; LIMIT n+1 to probe for more."""
-    stmt = _filtered(query)
-    if query.search is not None:
-        found = await list_matches(
-            session, stmt, (Location.name, Location.id), NameSearch.of(query.search), after, limit
-        )
-        return [Hit(_summary(r, score), key) for r, score, key in found]
-    if after is not None:
-        stmt = stmt.where(Location.id > after[0])
-    rows = (await session.execute(stmt.order_by(Location.id).limit(limit + 1))).all()
-    return [Hit(_summary(r, None), (r.id,)) for r in rows]
+    columns = (Location.name, Location.id)
+    return await list_named(
+        session, _filtered(query), columns, query.search, after, limit, _summary
+    )
 
 
 def _summary(r: Any, score: float | None) -> LocationSummary:
