@@ -71,8 +71,13 @@ async def dump(engine: AsyncEngine) -> Dump:
         await conn.execute(text("SET LOCAL jit = off"))
         for table in Base.metadata.sorted_tables:
             rows = (await conn.execute(text(table_query(table)))).all()
-            result[table.name] = sorted((tuple(r) for r in rows), key=repr)
+            result[table.name] = sorted((_hashable(r) for r in rows), key=repr)
     return result
+
+
+def _hashable(row: Any) -> tuple[Any, ...]:
+    """The row as a tuple, arrays (field_times) as tuples too, so rows can go in sets."""
+    return tuple(tuple(v) if isinstance(v, list) else v for v in row)
 
 
 async def empty(engine: AsyncEngine) -> None:
