@@ -275,6 +275,8 @@ def merge(batch: Iterable[Extracted]) -> Extracted:
 
 
 def _latest_format(a: DatasetRecord, b: DatasetRecord) -> DatasetRecord:
+    if b.format is None or b.format == a.format:
+        return a  # the common case: the same dataset again
     return replace(a, format=greatest(a.format, b.format))
 
 
