@@ -111,10 +111,49 @@ def schema_of(out: Extracted, dataset: Json) -> uuid.UUID | None:
     fields = items(obj(dataset, "facets", "schema"), "fields")
     if not fields:
         return None
+    record = _SCHEMAS.get(fields)
+    out.schemas.append(record)
+    return record.digest
+
+
+# Every event of a job repeats its datasets' field lists, and cleaning and hashing one costs
+# more than the rest of the dataset. The key is the raw fields' JSON: facets come from
+# orjson.loads (decode), whose values dump back to bytes that are equal exactly when the
+# lists are (key order included), so a hit is the record those fields would give. Records
+# are frozen and the writer only reads `fields`, so one record may serve many events.
+class _SchemaMemo:
+    """SchemaRecords by raw JSON, dropped all at once when the keys pass `budget` bytes."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.size = 0
+        self.records: dict[bytes, SchemaRecord] = {}
+
+    def get(self, fields: list[Json]) -> SchemaRecord:
+        try:
+            raw = orjson.dumps(fields)
+        except orjson.JSONEncodeError:  # nested past orjson's 255 levels (loads takes 1024)
+            return _schema(fields)
+        record = self.records.get(raw)
+        if record is None:
+            record = _schema(fields)
+            if self.size + len(raw) > self.budget:
+                self.records.clear()  # a job's schemas come straight back after a clear
+                self.size = 0
+            self.records[raw] = record
+            self.size += len(raw)
+        return record
+
+
+# Bounds the memo's memory (keys plus their cleaned fields, a few times the keys) on
+# streams with many distinct schemas; typical field lists are a few hundred bytes.
+_SCHEMAS = _SchemaMemo(budget=4 << 20)
+
+
+def _schema(fields: list[Json]) -> SchemaRecord:
     clean = tuple(_field(f) for f in fields)
-    digest = uuid.uuid5(SCHEMA_NAMESPACE, orjson.dumps(clean, option=orjson.OPT_SORT_KEYS).decode())
-    out.schemas.append(SchemaRecord(digest, clean))
-    return digest
+    canonical = orjson.dumps(clean, option=orjson.OPT_SORT_KEYS).decode()
+    return SchemaRecord(uuid.uuid5(SCHEMA_NAMESPACE, canonical), clean)
 
 
 def _field(field: Json) -> dict[str, Any]:

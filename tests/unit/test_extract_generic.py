@@ -143,6 +143,30 @@ def test_schemas_are_deduplicated_by_digest() -> None:
     assert len({s.digest for s in out.schemas}) == 2
 
 
+def test_a_repeated_schema_gives_the_record_a_fresh_one_would() -> None:
+    fields = [{"name": "id", "type": "int"}, {"name": "tags", "type": "array", "fields": []}]
+    outputs = [{"namespace": "s3://a", "name": "one", "facets": {"schema": {"fields": fields}}}]
+    first, again = (extract(decoded(event(outputs=outputs))) for _ in range(2))
+    assert first.schemas == again.schemas
+    assert [s.fields for s in first.schemas] == [s.fields for s in again.schemas]
+    assert first.schemas[0].fields == (
+        {"name": "id", "type": "int"},
+        {"name": "tags", "type": "array"},
+    )
+
+
+def test_a_schema_nested_past_the_encoders_depth_limit_still_reads() -> None:
+    # orjson.loads takes 1024 levels, orjson.dumps only 255: the schema memo's key fails.
+    junk = "[" * 300 + "]" * 300
+    fields = f'[{{"name": "id", "type": "int", "junk": {junk}}}]'
+    dataset = (
+        f'{{"namespace": "s3://a", "name": "one", "facets": {{"schema": {{"fields": {fields}}}}}}}'
+    )
+    payload = event().replace(b'"producer"', f'"outputs": [{dataset}], "producer"'.encode(), 1)
+    out = extract(decoded(payload))
+    assert [s.fields for s in out.schemas] == [({"name": "id", "type": "int"},)]
+
+
 @pytest.mark.parametrize(
     ("transformations", "expected"),
     [
