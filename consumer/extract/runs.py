@@ -20,11 +20,10 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 from consumer.decode import EVENT_STATUS, Event
-from consumer.extract.datasets import add_location
+from consumer.extract.datasets import job_location
 from consumer.extract.facets import Json, key_part, obj, text, uuid_at
 from consumer.records import Extracted, JobKey, JobRecord, OperationRecord, RunRecord
 from shared.enums import JobType, Status
-from shared.naming import parse_job_namespace
 from shared.uuids import uuid7_time
 
 STARTING = frozenset({"START", "RUNNING"})
@@ -66,9 +65,9 @@ def status_of(event: Event) -> int:
 def add_job(
     out: Extracted, namespace: str, name: str, job_type: str, parent: JobKey | None, at: datetime
 ) -> JobKey:
-    ns = parse_job_namespace(namespace)
-    add_location(out, ns)
-    key = (ns.location_type, ns.location_name, key_part(name, "job name"))
+    location = job_location(namespace)
+    out.locations.append(location)
+    key = (location.type, location.name, key_part(name, "job name"))
     return typed_job(out, key, job_type, at, parent)
 
 

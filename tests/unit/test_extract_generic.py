@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from consumer.decode import DecodeError
 from consumer.extract import extract, integration
 from consumer.extract.datasets import input_stats, output_stats, output_types, sql_output_type
 from shared.enums import ColumnLineageType, JobType, OutputType, Status, SymlinkType
@@ -323,3 +324,21 @@ def test_extract_never_raises_on_odd_facets(
     )
     out = extract(decoded(payload))
     assert out.ios
+
+
+@pytest.mark.parametrize(
+    ("namespace", "name", "what"),
+    [
+        ("s3://bucket", "x" * 2001, "dataset name"),
+        ("ns-" + "中" * 700, "table", "namespace"),  # a free-form word of 2103 bytes
+    ],
+)
+def test_a_name_too_long_for_an_index_is_rejected_every_time(
+    namespace: str, name: str, what: str
+) -> None:
+    # Dataset keys are memoised: a failed check must not be remembered as a key.
+    payload = event(inputs=[{"namespace": namespace, "name": name}])
+    for _ in range(2):
+        with pytest.raises(DecodeError, match=what) as caught:
+            extract(decoded(payload))
+        assert caught.value.reject.reason == "name_too_long"
