@@ -224,7 +224,12 @@ def _required_str(obj: Json, key: str, prefix: str = "") -> str:
 
 def _no_placeholder(value: Any, where: str) -> None:
     """Reject test-template matchers (jinja `{{ ... }}`, json-unit `${json-unit...}`)."""
-    if isinstance(value, str) and _PLACEHOLDER.search(value):
+    # Every match contains one of these substrings, and `in` rules out almost every string
+    # several times faster than the search (about eight required strings an event; one
+    # scan of the whole payload for them costs more than the checks it would save).
+    if not isinstance(value, str) or ("{{" not in value and "${json-unit." not in value):
+        return
+    if _PLACEHOLDER.search(value):
         raise DecodeError("placeholder", f"{where} is a template placeholder: {value[:100]!r}")
 
 
