@@ -35,9 +35,10 @@ def obj(value: Any, *path: str) -> Json:
 def text(value: Any, key: str, limit: int = MAX_TEXT) -> str | None:
     """A non-empty string field, trimmed to `limit` characters, else None."""
     item = value.get(key) if isinstance(value, dict) else None
-    if isinstance(item, str) and item:
-        return item[:limit]
-    if isinstance(item, int | float) and not isinstance(item, bool):
+    if isinstance(item, str):
+        return item[:limit] if item else None
+    # A tuple, not `int | float`: isinstance with a union is measurably slower here.
+    if isinstance(item, (int, float)) and not isinstance(item, bool):
         return str(item)
     return None
 
