@@ -47,6 +47,8 @@ _TIME = re.compile(
     r"(?:[.,](\d{1,9}))?"  # fraction, 0-9 digits
     r"\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?"  # offset, optional
 )
+# "2024-05-01T12:00:00.123Z" and "...+00:00": what `_common_time` reads directly.
+_COMMON_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|\+00:00)", re.ASCII)
 
 
 _MAX_UUID = 2**128 - 1
@@ -224,7 +226,12 @@ def _required_str(obj: Json, key: str, prefix: str = "") -> str:
 
 def _no_placeholder(value: Any, where: str) -> None:
     """Reject test-template matchers (jinja `{{ ... }}`, json-unit `${json-unit...}`)."""
-    if isinstance(value, str) and _PLACEHOLDER.search(value):
+    # Every match contains one of these substrings, and `in` rules out almost every string
+    # several times faster than the search (about eight required strings an event; one
+    # scan of the whole payload for them costs more than the checks it would save).
+    if not isinstance(value, str) or ("{{" not in value and "${json-unit." not in value):
+        return
+    if _PLACEHOLDER.search(value):
         raise DecodeError("placeholder", f"{where} is a template placeholder: {value[:100]!r}")
 
 
@@ -234,6 +241,31 @@ def _str(value: Any) -> str | None:
 
 def parse_time(text: str) -> datetime:
     """An ISO 8601 time with 0-9 fraction digits; no offset means UTC."""
+    value = _common_time(text)
+    if value is None:
+        value = _any_time(text)
+    # asyncpg writes the extremes as -infinity/infinity, which no longer read back as times.
+    if value in (_MIN_TIME, _MAX_TIME):
+        raise DecodeError("invalid_event_time", f"eventTime {text[:100]!r} is out of range")
+    return value
+
+
+def _common_time(text: str) -> datetime | None:
+    """The spellings nearly every producer sends, read directly; None for anything else.
+
+    For these `datetime.fromisoformat` (Python 3.11+) gives exactly what `_any_time`
+    would, at a third of the cost; what it rejects (month 13, hour 24) goes to
+    `_any_time` too, so the reject detail stays the same.
+    """
+    if _COMMON_TIME.fullmatch(text) is None:
+        return None
+    try:
+        return datetime.fromisoformat(text).astimezone(UTC)
+    except ValueError:
+        return None
+
+
+def _any_time(text: str) -> datetime:
     match = _TIME.fullmatch(text.strip())
     if match is None:
         raise DecodeError("invalid_event_time", f"eventTime {text[:100]!r} is not ISO 8601")
@@ -243,13 +275,9 @@ def parse_time(text: str) -> datetime:
         clock += ":00"
     tz = "+00:00" if offset in (None, "Z", "z") else _offset(offset)
     try:
-        value = datetime.fromisoformat(f"{date}T{clock}.{micros}{tz}").astimezone(UTC)
+        return datetime.fromisoformat(f"{date}T{clock}.{micros}{tz}").astimezone(UTC)
     except (ValueError, OverflowError) as exc:
         raise DecodeError("invalid_event_time", f"eventTime {text[:100]!r}: {exc}") from None
-    # asyncpg writes the extremes as -infinity/infinity, which no longer read back as times.
-    if value in (_MIN_TIME, _MAX_TIME):
-        raise DecodeError("invalid_event_time", f"eventTime {text[:100]!r} is out of range")
-    return value
 
 
 def _offset(offset: str) -> str:

@@ -13,14 +13,19 @@ from shared.enums import ColumnLineageType
 WHOLE_DATASET = ""
 
 
+# Plain ints: asyncpg would read an IntFlag (iterable since 3.11) as an array, and OR-ing
+# IntFlags goes through enum's Python-level __or__ once per transformation of every edge.
+_DIRECT = int(ColumnLineageType.DIRECT)
+_INDIRECT = int(ColumnLineageType.INDIRECT)
+
+
 def _types(source: Json) -> int:
     """DIRECT/INDIRECT bits; spec 1-0 facets (no transformations) count as DIRECT."""
     bits = 0
     for transformation in items(source, "transformations"):
         kind = (text(transformation, "type") or "").upper()
-        bits |= ColumnLineageType.INDIRECT if kind == "INDIRECT" else ColumnLineageType.DIRECT
-    # Plain ints: asyncpg would read an IntFlag (iterable since 3.11) as an array.
-    return int(bits) or int(ColumnLineageType.DIRECT)
+        bits |= _INDIRECT if kind == "INDIRECT" else _DIRECT
+    return bits or _DIRECT
 
 
 def _edges(facet: Json) -> Iterator[tuple[str, Json]]:

@@ -2,6 +2,7 @@
 
 import re
 import uuid
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -16,7 +17,12 @@ from consumer.records import (
     SymlinkRecord,
 )
 from shared.enums import OutputType, SymlinkType
-from shared.naming import Namespace, normalize_dataset_name, parse_namespace
+from shared.naming import (
+    Namespace,
+    normalize_dataset_name,
+    parse_job_namespace,
+    parse_namespace,
+)
 from shared.naming.families import FILE_FAMILIES
 
 # Location types whose datasets are paths (storage), as opposed to tables or topics.
@@ -48,25 +54,45 @@ SQL_VERBS = {
 _FIRST_WORD = re.compile(r"\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*([A-Za-z]+)(\s+[A-Za-z]+)?", re.S)
 
 
-def add_location(out: Extracted, ns: Namespace) -> None:
+# Events name the same few locations and datasets over and over; parsing and checking a
+# namespace and name, and building their frozen records, is the same work every time, so
+# the records are memoised by the spelling (an event that fails a check raises each time:
+# lru_cache keeps only results). Sharing one frozen record between events is safe.
+_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def dataset_location(namespace: str) -> LocationRecord:
+    """The location a dataset namespace names, its addresses checked as index keys."""
+    return _location(parse_namespace(namespace))
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def job_location(namespace: str) -> LocationRecord:
+    """The location a job namespace names, its addresses checked as index keys."""
+    return _location(parse_job_namespace(namespace))
+
+
+def _location(ns: Namespace) -> LocationRecord:
     for address in ns.addresses:
         key_part(address, "namespace")
-    out.locations.append(
-        LocationRecord(ns.location_type, ns.location_name, frozenset(ns.addresses))
-    )
+    return LocationRecord(ns.location_type, ns.location_name, frozenset(ns.addresses))
 
 
 def dataset_key(out: Extracted, namespace: str, name: str) -> DatasetKey:
     """Record a dataset (and its location) by its OpenLineage namespace and name."""
-    ns = parse_namespace(namespace)
-    add_location(out, ns)
-    record = DatasetRecord((ns.location_type, ns.location_name), _name(ns, name))
+    location, record, key = _dataset(namespace, name)
+    out.locations.append(location)
     out.datasets.append(record)
-    return record.key
+    return key
 
 
-def _name(ns: Namespace, name: str) -> str:
-    return key_part(normalize_dataset_name(ns.location_type, name), "dataset name")
+@lru_cache(maxsize=_CACHE_SIZE)
+def _dataset(namespace: str, name: str) -> tuple[LocationRecord, DatasetRecord, DatasetKey]:
+    location = dataset_location(namespace)
+    normal = normalize_dataset_name(location.type, name)
+    record = DatasetRecord(location.key, key_part(normal, "dataset name"))
+    return location, record, record.key
 
 
 def add_dataset(out: Extracted, dataset: Json) -> DatasetKey:
@@ -111,10 +137,49 @@ def schema_of(out: Extracted, dataset: Json) -> uuid.UUID | None:
     fields = items(obj(dataset, "facets", "schema"), "fields")
     if not fields:
         return None
+    record = _SCHEMAS.get(fields)
+    out.schemas.append(record)
+    return record.digest
+
+
+# Every event of a job repeats its datasets' field lists, and cleaning and hashing one costs
+# more than the rest of the dataset. The key is the raw fields' JSON: facets come from
+# orjson.loads (decode), whose values dump back to bytes that are equal exactly when the
+# lists are (key order included), so a hit is the record those fields would give. Records
+# are frozen and the writer only reads `fields`, so one record may serve many events.
+class _SchemaMemo:
+    """SchemaRecords by raw JSON, dropped all at once when the keys pass `budget` bytes."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.size = 0
+        self.records: dict[bytes, SchemaRecord] = {}
+
+    def get(self, fields: list[Json]) -> SchemaRecord:
+        try:
+            raw = orjson.dumps(fields)
+        except orjson.JSONEncodeError:  # nested past orjson's 255 levels (loads takes 1024)
+            return _schema(fields)
+        record = self.records.get(raw)
+        if record is None:
+            record = _schema(fields)
+            if self.size + len(raw) > self.budget:
+                self.records.clear()  # a job's schemas come straight back after a clear
+                self.size = 0
+            self.records[raw] = record
+            self.size += len(raw)
+        return record
+
+
+# Bounds the memo's memory (keys plus their cleaned fields, a few times the keys) on
+# streams with many distinct schemas; typical field lists are a few hundred bytes.
+_SCHEMAS = _SchemaMemo(budget=4 << 20)
+
+
+def _schema(fields: list[Json]) -> SchemaRecord:
     clean = tuple(_field(f) for f in fields)
-    digest = uuid.uuid5(SCHEMA_NAMESPACE, orjson.dumps(clean, option=orjson.OPT_SORT_KEYS).decode())
-    out.schemas.append(SchemaRecord(digest, clean))
-    return digest
+    canonical = orjson.dumps(clean, option=orjson.OPT_SORT_KEYS).decode()
+    return SchemaRecord(uuid.uuid5(SCHEMA_NAMESPACE, canonical), clean)
 
 
 def _field(field: Json) -> dict[str, Any]:

@@ -7,6 +7,7 @@ an event.
 """
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 from uuid import UUID
 
@@ -35,9 +36,10 @@ def obj(value: Any, *path: str) -> Json:
 def text(value: Any, key: str, limit: int = MAX_TEXT) -> str | None:
     """A non-empty string field, trimmed to `limit` characters, else None."""
     item = value.get(key) if isinstance(value, dict) else None
-    if isinstance(item, str) and item:
-        return item[:limit]
-    if isinstance(item, int | float) and not isinstance(item, bool):
+    if isinstance(item, str):
+        return item[:limit] if item else None
+    # A tuple, not `int | float`: isinstance with a union is measurably slower here.
+    if isinstance(item, (int, float)) and not isinstance(item, bool):
         return str(item)
     return None
 
@@ -70,8 +72,15 @@ def small_int(value: Any, key: str) -> int | None:
 def uuid_at(value: Any, key: str) -> UUID | None:
     """A UUID-valued string field, else None (placeholders and hand-written ids included)."""
     raw = text(value, key, limit=100)
+    return _uuid(raw) if raw else None
+
+
+# Parent and root run ids repeat in every event of their children, and UUID() parses its
+# string in Python; UUIDs are immutable, so one instance may serve every event.
+@lru_cache(maxsize=4096)
+def _uuid(raw: str) -> UUID | None:
     try:
-        return UUID(raw) if raw else None
+        return UUID(raw)
     except ValueError:
         return None
 

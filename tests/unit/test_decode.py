@@ -1,13 +1,26 @@
 """decode: envelopes of every kind and spelling accepted, everything else rejected precisely."""
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from consumer.decode import Event, Kind, Reject, decode
+from consumer.decode import (
+    _COMMON_TIME,
+    DecodeError,
+    Event,
+    Kind,
+    Reject,
+    _any_time,
+    _common_time,
+    decode,
+    parse_time,
+)
 from consumer.ingest import DEFAULT_MAX_EVENT_BYTES
 from tests.corpus import corpus_events, expected_reject, ingestable, payloads_of
 
@@ -236,3 +249,40 @@ def test_every_corpus_event_decodes_or_is_rejected_precisely() -> None:
         assert isinstance(result, Event) == (event in must_store) == (expected is None), event.id
         if isinstance(result, Reject) and expected is not None:
             assert (result.reason, expected[1] in result.detail) == (expected[0], True), event.id
+
+
+def _read(read: Callable[[str], datetime | None], text: str) -> datetime | str | None:
+    """The time `read` gives, or the reject reason it raises."""
+    try:
+        return read(text)
+    except DecodeError as exc:
+        return exc.reject.reason
+
+
+@settings(max_examples=500)
+@given(text=st.from_regex(_COMMON_TIME, fullmatch=True))
+def test_the_common_spellings_read_as_the_general_rule_reads_them(text: str) -> None:
+    # Dates the regex lets through but the calendar does not (month 13) included: those
+    # must leave the fast path, so the reject detail is the general rule's.
+    fast = _common_time(text)
+    assert fast is None or (fast == _any_time(text) and fast.tzinfo is UTC)
+    if fast is None:
+        with pytest.raises(DecodeError, match="invalid_event_time"):
+            _any_time(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2024-05-01T12:00:00Z", datetime(2024, 5, 1, 12, tzinfo=UTC)),
+        ("2024-05-01T12:00:00.1Z", datetime(2024, 5, 1, 12, 0, 0, 100000, UTC)),
+        ("2024-05-01T12:00:00.123+00:00", datetime(2024, 5, 1, 12, 0, 0, 123000, UTC)),
+        ("2024-05-01T12:00:00.123456Z", datetime(2024, 5, 1, 12, 0, 0, 123456, UTC)),
+        ("2024-02-30T12:00:00.123Z", "invalid_event_time"),  # not a day
+        ("2024-05-01T24:00:00Z", "invalid_event_time"),  # not an hour
+        ("0001-01-01T00:00:00Z", "invalid_event_time"),  # the asyncpg extremes
+        ("9999-12-31T23:59:59.999999+00:00", "invalid_event_time"),
+    ],
+)
+def test_common_spellings_at_the_edges(text: str, expected: datetime | str) -> None:
+    assert _read(parse_time, text) == expected

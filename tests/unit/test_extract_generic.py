@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from consumer.decode import DecodeError
 from consumer.extract import extract, integration
 from consumer.extract.datasets import input_stats, output_stats, output_types, sql_output_type
 from shared.enums import ColumnLineageType, JobType, OutputType, Status, SymlinkType
@@ -141,6 +142,30 @@ def test_schemas_are_deduplicated_by_digest() -> None:
     digests = [io.schema for io in sorted(out.ios, key=lambda io: io.dataset)]
     assert digests[0] == digests[1] != digests[2]  # s3 a, b, c
     assert len({s.digest for s in out.schemas}) == 2
+
+
+def test_a_repeated_schema_gives_the_record_a_fresh_one_would() -> None:
+    fields = [{"name": "id", "type": "int"}, {"name": "tags", "type": "array", "fields": []}]
+    outputs = [{"namespace": "s3://a", "name": "one", "facets": {"schema": {"fields": fields}}}]
+    first, again = (extract(decoded(event(outputs=outputs))) for _ in range(2))
+    assert first.schemas == again.schemas
+    assert [s.fields for s in first.schemas] == [s.fields for s in again.schemas]
+    assert first.schemas[0].fields == (
+        {"name": "id", "type": "int"},
+        {"name": "tags", "type": "array"},
+    )
+
+
+def test_a_schema_nested_past_the_encoders_depth_limit_still_reads() -> None:
+    # orjson.loads takes 1024 levels, orjson.dumps only 255: the schema memo's key fails.
+    junk = "[" * 300 + "]" * 300
+    fields = f'[{{"name": "id", "type": "int", "junk": {junk}}}]'
+    dataset = (
+        f'{{"namespace": "s3://a", "name": "one", "facets": {{"schema": {{"fields": {fields}}}}}}}'
+    )
+    payload = event().replace(b'"producer"', f'"outputs": [{dataset}], "producer"'.encode(), 1)
+    out = extract(decoded(payload))
+    assert [s.fields for s in out.schemas] == [({"name": "id", "type": "int"},)]
 
 
 @pytest.mark.parametrize(
@@ -299,3 +324,21 @@ def test_extract_never_raises_on_odd_facets(
     )
     out = extract(decoded(payload))
     assert out.ios
+
+
+@pytest.mark.parametrize(
+    ("namespace", "name", "what"),
+    [
+        ("s3://bucket", "x" * 2001, "dataset name"),
+        ("ns-" + "中" * 700, "table", "namespace"),  # a free-form word of 2103 bytes
+    ],
+)
+def test_a_name_too_long_for_an_index_is_rejected_every_time(
+    namespace: str, name: str, what: str
+) -> None:
+    # Dataset keys are memoised: a failed check must not be remembered as a key.
+    payload = event(inputs=[{"namespace": namespace, "name": name}])
+    for _ in range(2):
+        with pytest.raises(DecodeError, match=what) as caught:
+            extract(decoded(payload))
+        assert caught.value.reject.reason == "name_too_long"
