@@ -29,6 +29,7 @@ from consumer.decode import Reject, decode
 from consumer.extract import extract
 from consumer.merge import merge
 from consumer.records import Extracted
+from consumer.runtime import tune_gc
 from consumer.write import Writer
 from shared.db import create_engine
 from shared.settings import DatabaseSettings
@@ -77,8 +78,13 @@ def main() -> None:
     parser.add_argument("--events-file", type=Path, required=True)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--write-db", help="also time the writer against this (fresh) database")
+    parser.add_argument(
+        "--default-gc", action="store_true", help="CPython's GC settings, not the consumer's"
+    )
     args = parser.parse_args()
     values = [v for _, v in read_ndjson(args.events_file)]
+    if not args.default_gc:
+        tune_gc()  # as consumer/__main__.py does
     best: dict[str, float] = {}
     batches: list[Extracted] = []
     for _ in range(args.repeat):
@@ -88,6 +94,7 @@ def main() -> None:
         best.update(asyncio.run(write_stage(batches, args.write_db)))
     result: dict[str, Any] = {
         "consumer_from": str(Path(consumer.__file__).parent),
+        "gc": "default" if args.default_gc else "tuned",
         "events": len(values),
         "us_per_event": {k: round(v / len(values) * 1e6, 1) for k, v in best.items()},
         "python_stages_events_per_cpu_s": round(

@@ -3,6 +3,7 @@
 import asyncio
 
 from consumer.app import create_app
+from consumer.runtime import tune_gc
 from consumer.settings import ConsumerSettings
 from shared.logs import configure_logging
 
@@ -10,7 +11,9 @@ from shared.logs import configure_logging
 def main() -> None:
     settings = ConsumerSettings()
     configure_logging(settings.log)
-    asyncio.run(create_app(settings).run())
+    app = create_app(settings)
+    tune_gc()
+    asyncio.run(app.run())
 
 
 if __name__ == "__main__":
