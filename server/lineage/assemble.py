@@ -29,7 +29,6 @@ from server.lineage.model import (
     SchemaInfo,
 )
 from server.lineage.traversal import Traversal
-from shared.enums import Status
 
 # Airflow DAG -> task -> Spark application is two hops; ten is generous, and bounded.
 ANCESTOR_HOPS = 10
@@ -82,9 +81,14 @@ async def _operations(session: AsyncSession, trav: Traversal) -> dict[UUID, Oper
     if not ids:
         return {}
     rows = await _by_id(session, node_queries.list_operations, ids)
-    operations = {op_id: _operation(row) for op_id, row in rows.items()}
+    operations = {op_id: OperationNode._make(row) for op_id, row in rows.items()}
     trav.admit(NodeRef(NodeKind.RUN, op.run_id) for op in operations.values())
     return operations
+
+
+def _full(trav: Traversal) -> bool:
+    """No ancestor can be admitted any more, and the graph already says it was cut."""
+    return trav.truncated and len(trav.nodes) >= trav.max_nodes
 
 
 async def _runs(session: AsyncSession, trav: Traversal, hops: int) -> dict[UUID, RunNode]:
@@ -92,11 +96,10 @@ async def _runs(session: AsyncSession, trav: Traversal, hops: int) -> dict[UUID,
     found: dict[UUID, RunNode] = {}
     pending = set(_ids(trav, NodeKind.RUN))
     for hop in range(hops + 1):
-        if not pending:
+        if not pending or (hop and _full(trav)):
             break
-        level = [
-            _run(row) for row in (await _by_id(session, node_queries.list_runs, pending)).values()
-        ]
+        rows = await _by_id(session, node_queries.list_runs, pending)
+        level = [RunNode._make(row) for row in rows.values()]
         found.update((run.id, run) for run in level)
         if hop:  # nearest ancestors first, each with its job
             trav.admit(NodeRef(NodeKind.RUN, run.id) for run in level)
@@ -110,7 +113,7 @@ async def _jobs(session: AsyncSession, trav: Traversal, hops: int) -> dict[int, 
     found: dict[int, JobNode] = {}
     pending = set(_ids(trav, NodeKind.JOB))
     for hop in range(hops + 1):
-        if not pending:
+        if not pending or (hop and _full(trav)):
             break
         level = [_job(row) for row in await node_queries.list_jobs(session, sorted(pending))]
         found.update((job.id, job) for job in level)
@@ -125,13 +128,8 @@ async def _datasets(session: AsyncSession, trav: Traversal) -> dict[int, Dataset
     ids = [int(i) for i in _ids(trav, NodeKind.DATASET)]
     if not ids:
         return {}
-    schema_of = {i: trav.latest_schema(i) for i in ids}
-    wanted = sorted({s for s in schema_of.values() if s is not None})
-    schemas = {
-        r.id: SchemaInfo(r.id, r.fields) for r in await node_queries.list_schemas(session, wanted)
-    }
-    rows = await node_queries.list_datasets(session, ids)
-    return {row.id: _dataset(row, schemas.get(schema_of[row.id] or 0)) for row in rows}
+    rows = await node_queries.list_datasets(session, ids, [trav.latest_schema(i) for i in ids])
+    return {row.id: _dataset(row) for row in rows}
 
 
 def _check_start(request: LineageRequest, graph: LineageGraph) -> None:
@@ -180,39 +178,10 @@ def _location(row: Row[Any]) -> LocationRef:
     return LocationRef(row.location_id, row.location_type, row.location_name)
 
 
-def _dataset(row: Row[Any], schema: SchemaInfo | None) -> DatasetNode:
+def _dataset(row: Row[Any]) -> DatasetNode:
+    schema = None if row.schema_id is None else SchemaInfo(row.schema_id, row.schema_fields)
     return DatasetNode(row.id, row.name, row.format, _location(row), schema)
 
 
 def _job(row: Row[Any]) -> JobNode:
     return JobNode(row.id, row.name, row.type, _location(row), row.parent_job_id)
-
-
-def _run(row: Row[Any]) -> RunNode:
-    return RunNode(
-        id=row.id,
-        job_id=row.job_id,
-        parent_run_id=row.parent_run_id,
-        status=Status(row.status),
-        created_at=row.created_at,
-        started_at=row.started_at,
-        ended_at=row.ended_at,
-        external_id=row.external_id,
-        attempt=row.attempt,
-    )
-
-
-def _operation(row: Row[Any]) -> OperationNode:
-    return OperationNode(
-        id=row.id,
-        run_id=row.run_id,
-        name=row.name,
-        type=row.type,
-        status=Status(row.status),
-        position=row.position,
-        group=row.group,
-        description=row.description,
-        created_at=row.created_at,
-        started_at=row.started_at,
-        ended_at=row.ended_at,
-    )

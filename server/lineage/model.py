@@ -7,7 +7,6 @@ from typing import Any, NamedTuple
 from uuid import UUID
 
 from server.common.refs import LocationRef
-from shared.enums import Status
 
 NodeId = int | UUID
 
@@ -101,12 +100,13 @@ class JobNode:
     parent_job_id: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class RunNode:
+# Runs and operations come by the thousand: tuples built straight from their rows
+# (node_queries selects the columns in this order). `status` is a shared.enums.Status value.
+class RunNode(NamedTuple):
     id: UUID
     job_id: int
     parent_run_id: UUID | None
-    status: Status
+    status: int
     created_at: datetime
     started_at: datetime | None
     ended_at: datetime | None
@@ -114,13 +114,12 @@ class RunNode:
     attempt: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class OperationNode:
+class OperationNode(NamedTuple):
     id: UUID
     run_id: UUID
     name: str | None
     type: str | None
-    status: Status
+    status: int
     position: int | None
     group: str | None
     description: str | None

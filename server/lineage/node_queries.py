@@ -22,34 +22,41 @@ async def _rows(session: AsyncSession, stmt: TextClause, **params: Any) -> Seque
     return rows
 
 
-_SYMLINKS = text(
-    "SELECT from_dataset_id, to_dataset_id, type FROM dataset_symlink "
-    "WHERE from_dataset_id = ANY(:ids)"
+# Every symlink reachable from the given datasets, in one round trip: the caller admits
+# them hop by hop. The consumer writes both directions, so following `from` finds them all.
+_SYMLINK_CLOSURE = text("""
+WITH RECURSIVE reach(id) AS (
+    SELECT unnest(CAST(:ids AS bigint[]))
+    UNION
+    SELECT s.to_dataset_id FROM dataset_symlink AS s JOIN reach ON s.from_dataset_id = reach.id
 )
-
-
-async def list_symlinks(session: AsyncSession, dataset_ids: list[int]) -> Sequence[Row[Any]]:
-    # The consumer writes both directions, so `from` alone finds every symlink of a dataset.
-    return await _rows(session, _SYMLINKS, ids=dataset_ids)
-
-
-_DATASETS = text("""
-SELECT d.id, d.name, d.format,
-       l.id AS location_id, l.type AS location_type, l.name AS location_name
-FROM dataset AS d JOIN location AS l ON l.id = d.location_id
-WHERE d.id = ANY(:ids)
+SELECT s.from_dataset_id, s.to_dataset_id, s.type
+FROM reach JOIN dataset_symlink AS s ON s.from_dataset_id = reach.id
 """)
 
 
-async def list_datasets(session: AsyncSession, ids: list[int]) -> Sequence[Row[Any]]:
-    return await _rows(session, _DATASETS, ids=ids)
+async def list_symlink_closure(session: AsyncSession, dataset_ids: list[int]) -> Sequence[Row[Any]]:
+    """Symlinks of the datasets, of their symlinked datasets, and so on."""
+    return await _rows(session, _SYMLINK_CLOSURE, ids=dataset_ids)
 
 
-_SCHEMAS = text("SELECT id, fields FROM schema WHERE id = ANY(:ids)")
+# Each dataset with the schema the graph shows for it (NULL: none), in one round trip.
+_DATASETS = text("""
+SELECT d.id, d.name, d.format,
+       l.id AS location_id, l.type AS location_type, l.name AS location_name,
+       s.id AS schema_id, s.fields AS schema_fields
+FROM unnest(CAST(:ids AS bigint[]), CAST(:schemas AS bigint[])) AS k(id, schema_id)
+JOIN dataset AS d ON d.id = k.id
+JOIN location AS l ON l.id = d.location_id
+LEFT JOIN schema AS s ON s.id = k.schema_id
+""")
 
 
-async def list_schemas(session: AsyncSession, ids: list[int]) -> Sequence[Row[Any]]:
-    return await _rows(session, _SCHEMAS, ids=ids)
+async def list_datasets(
+    session: AsyncSession, ids: list[int], schemas: list[int | None]
+) -> Sequence[Row[Any]]:
+    """Datasets by id, each with the schema of the same position in `schemas`."""
+    return await _rows(session, _DATASETS, ids=ids, schemas=schemas)
 
 
 _JOBS = text("""
@@ -75,8 +82,9 @@ CROSS JOIN LATERAL (
 UNION ALL
 SELECT {columns} FROM {table} AS x WHERE x.id = ANY(:other)
 """
+# In the field order of model.RunNode / model.OperationNode, which are built from the rows.
 _RUN_COLUMNS = (
-    "x.id, x.created_at, x.job_id, x.parent_run_id, x.status, x.started_at, x.ended_at, "
+    "x.id, x.job_id, x.parent_run_id, x.status, x.created_at, x.started_at, x.ended_at, "
     "x.external_id, x.attempt"
 )
 _OPERATION_COLUMNS = (
