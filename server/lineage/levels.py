@@ -14,10 +14,10 @@ from typing import Any
 from sqlalchemy import Row
 
 from server.lineage.model import IORelation, NodeKind, NodeRef, RelationKind
-from server.lineage.traversal import DOWN, Traversal
+from server.lineage.traversal import DOWN, UP, Traversal
 
 # (relation kind, source, target, the row carrying its counters and times)
-Edge = tuple[RelationKind, NodeRef, NodeRef, Row[Any]]
+Edge = tuple[RelationKind, NodeRef, NodeRef, Sequence[Any]]
 
 
 @dataclass(slots=True)
@@ -39,27 +39,33 @@ class Level:
                 relations[key] = _relation(kind, source, target, row)
 
 
-def io_level(rows: Sequence[Row[Any]], kind: NodeKind, process: NodeKind) -> Level:
+def io_level(rows: Sequence[Sequence[Any]], kind: NodeKind, process: NodeKind) -> Level:
     """Rows of `queries.io_level_statement`: dataset <-> process edges of one step."""
     level = Level()
     from_datasets = kind is NodeKind.DATASET
     finer = not from_datasets and kind is not process  # a job's runs, a run's operations
-    reached, members = level.reached, level.members
+    reached, members, edges, schemas = level.reached, level.members, level.edges, level.schemas
+    # A level names few datasets many times (every run of a job writes the same ones).
+    datasets: dict[int, NodeRef] = {}
+    read = {DOWN: from_datasets, UP: not from_datasets}  # did the process read the dataset?
     for row in rows:
-        dataset = NodeRef(NodeKind.DATASET, row.dataset_id)
-        proc = NodeRef(process, row.process_id)
-        if row.schema_id is not None:
-            level.schemas.append((row.dataset_id, row.last_seen_at, row.schema_id))
-        if (row.dir == DOWN) == from_datasets:  # the process read the dataset
-            level.edges.append((RelationKind.INPUT, dataset, proc, row))
+        direction, dataset_id, process_id, *_, last_seen_at, schema_id = row
+        dataset = datasets.get(dataset_id) or datasets.setdefault(
+            dataset_id, NodeRef(NodeKind.DATASET, dataset_id)
+        )
+        proc = NodeRef(process, process_id)
+        if schema_id is not None:
+            schemas.append((dataset_id, last_seen_at, schema_id))
+        if read[direction]:
+            edges.append((RelationKind.INPUT, dataset, proc, row))
         else:
-            level.edges.append((RelationKind.OUTPUT, proc, dataset, row))
+            edges.append((RelationKind.OUTPUT, proc, dataset, row))
         if from_datasets:
-            reached[row.dir].append(proc)
+            reached[direction].append(proc)
             continue
-        reached[row.dir].append(dataset)
+        reached[direction].append(dataset)
         if finer:
-            members[row.dir].append(proc)
+            members[direction].append(proc)
     return level
 
 
@@ -78,15 +84,21 @@ def dataset_level(rows: Sequence[Row[Any]]) -> Level:
     return level
 
 
-def _relation(kind: RelationKind, source: NodeRef, target: NodeRef, row: Row[Any]) -> IORelation:
+def _relation(
+    kind: RelationKind, source: NodeRef, target: NodeRef, row: Sequence[Any]
+) -> IORelation:
+    # Both level statements end with: num_rows, num_bytes, num_files, types, first_seen_at,
+    # last_seen_at (then their schema columns).
+    num_rows, num_bytes, num_files, types, first_seen_at, last_seen_at = row[3:9]
+    output_types = types if kind is not RelationKind.INPUT else None
     return IORelation(
-        kind=kind,
-        source=source,
-        target=target,
-        num_rows=row.num_rows,
-        num_bytes=row.num_bytes,
-        num_files=row.num_files,
-        output_types=row.types if kind is not RelationKind.INPUT else None,
-        first_seen_at=row.first_seen_at,
-        last_seen_at=row.last_seen_at,
+        kind,
+        source,
+        target,
+        num_rows,
+        num_bytes,
+        num_files,
+        output_types,
+        first_seen_at,
+        last_seen_at,
     )

@@ -141,9 +141,9 @@ class SymlinkRelation:
     type: str
 
 
-@dataclass(slots=True)
-class IORelation:
-    """An input, output or dataset->dataset edge aggregated to the requested granularity."""
+class IORelation(NamedTuple):
+    """An input, output or dataset->dataset edge aggregated to the requested granularity
+    (a tuple: a RUN graph has thousands)."""
 
     kind: RelationKind
     source: NodeRef
