@@ -110,12 +110,17 @@ async def _runs(session: AsyncSession, trav: Traversal, hops: int) -> dict[UUID,
 
 
 async def _jobs(session: AsyncSession, trav: Traversal, hops: int) -> dict[int, JobNode]:
-    found: dict[int, JobNode] = {}
+    """The graph's jobs, then their parent jobs hop by hop (all fetched in one query)."""
     pending = set(_ids(trav, NodeKind.JOB))
+    if not pending:
+        return {}
+    rows = await node_queries.list_jobs(session, sorted(pending), hops)
+    loaded = {row.id: _job(row) for row in rows}
+    found: dict[int, JobNode] = {}
     for hop in range(hops + 1):
         if not pending or (hop and _full(trav)):
             break
-        level = [_job(row) for row in await node_queries.list_jobs(session, sorted(pending))]
+        level = [loaded[i] for i in pending if i in loaded]
         found.update((job.id, job) for job in level)
         if hop:
             trav.admit(NodeRef(NodeKind.JOB, job.id) for job in level)

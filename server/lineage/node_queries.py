@@ -59,16 +59,26 @@ async def list_datasets(
     return await _rows(session, _DATASETS, ids=ids, schemas=schemas)
 
 
+# The jobs and their ancestors up to :hops parent hops, in one round trip: the caller
+# admits them hop by hop as the node cap allows.
 _JOBS = text("""
+WITH RECURSIVE up(id, hop) AS (
+    SELECT unnest(CAST(:ids AS bigint[])), 0
+    UNION
+    SELECT j.parent_job_id, up.hop + 1
+    FROM up JOIN job AS j ON j.id = up.id
+    WHERE j.parent_job_id IS NOT NULL AND up.hop < :hops
+)
 SELECT j.id, j.name, j.type, j.parent_job_id,
        l.id AS location_id, l.type AS location_type, l.name AS location_name
 FROM job AS j JOIN location AS l ON l.id = j.location_id
-WHERE j.id = ANY(:ids)
+WHERE j.id IN (SELECT id FROM up)
 """)
 
 
-async def list_jobs(session: AsyncSession, ids: list[int]) -> Sequence[Row[Any]]:
-    return await _rows(session, _JOBS, ids=ids)
+async def list_jobs(session: AsyncSession, ids: list[int], hops: int) -> Sequence[Row[Any]]:
+    """Jobs by id with their ancestors up to `hops` parent hops."""
+    return await _rows(session, _JOBS, ids=ids, hops=hops)
 
 
 # OFFSET 0 keeps the LATERAL a per-key primary-key lookup (run-time partition pruning);
