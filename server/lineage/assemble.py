@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from typing import Any, TypeVar
 from uuid import UUID
 
+import orjson
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -27,6 +28,7 @@ from server.lineage.model import (
     ParentRelation,
     RunNode,
     SchemaInfo,
+    order_key,
 )
 from server.lineage.traversal import Traversal
 
@@ -48,21 +50,26 @@ async def assemble_graph(
     runs = await _runs(session, trav, hops)
     jobs = await _jobs(session, trav, hops)
     datasets = await _datasets(session, trav)
+    unloaded: set[NodeRef] = set()  # graph nodes whose row does not exist (any more)
     graph = LineageGraph(
-        datasets=_present(datasets, trav, NodeKind.DATASET),
-        jobs=_present(jobs, trav, NodeKind.JOB),
-        runs=_present(runs, trav, NodeKind.RUN),
-        operations=_present(operations, trav, NodeKind.OPERATION),
+        datasets=_present(datasets, trav, NodeKind.DATASET, unloaded),
+        jobs=_present(jobs, trav, NodeKind.JOB, unloaded),
+        runs=_present(runs, trav, NodeKind.RUN, unloaded),
+        operations=_present(operations, trav, NodeKind.OPERATION, unloaded),
         truncated=trav.truncated,
     )
     _check_start(request, graph)
-    _attach_relations(graph, trav)
+    _attach_relations(graph, trav, unloaded)
     return graph
 
 
-def _present(loaded: dict[Any, N], trav: Traversal, kind: NodeKind) -> list[N]:
-    refs = sorted(r for r in trav.of_kind(kind) if r.id in loaded)
-    return [loaded[ref.id] for ref in refs]
+def _present(
+    loaded: dict[Any, N], trav: Traversal, kind: NodeKind, unloaded: set[NodeRef]
+) -> list[N]:
+    """The loaded nodes of a kind in node order; the others are added to `unloaded`."""
+    refs = trav.of_kind(kind)
+    unloaded.update(r for r in refs if r.id not in loaded)
+    return [loaded[ref.id] for ref in sorted(refs, key=order_key) if ref.id in loaded]
 
 
 async def _by_id(
@@ -150,17 +157,18 @@ def _check_start(request: LineageRequest, graph: LineageGraph) -> None:
         raise NotFoundError(request.start_kind.lower(), ", ".join(missing))
 
 
-def _attach_relations(graph: LineageGraph, trav: Traversal) -> None:
+def _attach_relations(graph: LineageGraph, trav: Traversal, unloaded: set[NodeRef]) -> None:
     """Keep only relations whose two ends were loaded; parents from the loaded nodes."""
-    present = {NodeRef(NodeKind.DATASET, n.id) for n in graph.datasets}
-    present |= {NodeRef(NodeKind.JOB, n.id) for n in graph.jobs}
-    present |= {NodeRef(NodeKind.RUN, n.id) for n in graph.runs}
-    present |= {NodeRef(NodeKind.OPERATION, n.id) for n in graph.operations}
-    parents = [p for p in _parents(graph) if p.parent in present and p.child in present]
-    graph.parents = sorted(parents, key=lambda p: (p.child, p.parent.kind))
+    nodes = trav.nodes
+
+    def present(ref: NodeRef) -> bool:
+        return ref in nodes and ref not in unloaded
+
+    parents = [p for p in _parents(graph) if present(p.parent) and present(p.child)]
+    graph.parents = sorted(parents, key=lambda p: (*order_key(p.child), p.parent.kind))
     graph.relations = sorted(
-        (r for r in trav.relations.values() if r.source in present and r.target in present),
-        key=lambda r: r.key,
+        (r for r in trav.relations.values() if present(r.source) and present(r.target)),
+        key=lambda r: (r.kind, *order_key(r.source), *order_key(r.target)),
     )
     graph.symlinks = sorted(trav.symlinks.values(), key=lambda s: (s.source_id, s.target_id))
 
@@ -184,7 +192,9 @@ def _location(row: Row[Any]) -> LocationRef:
 
 
 def _dataset(row: Row[Any]) -> DatasetNode:
-    schema = None if row.schema_id is None else SchemaInfo(row.schema_id, row.schema_fields)
+    schema = None
+    if row.schema_id is not None:
+        schema = SchemaInfo(row.schema_id, orjson.loads(row.schema_fields))
     return DatasetNode(row.id, row.name, row.format, _location(row), schema)
 
 

@@ -56,6 +56,13 @@ class NodeRef(NamedTuple):
     id: NodeId
 
 
+def order_key(ref: NodeRef) -> tuple[str, int]:
+    """Sorts like the NodeRef itself, without a Python-level UUID comparison per step
+    (a UUID orders as its integer; sorting thousands of run refs was a visible cost)."""
+    ident = ref.id
+    return (ref.kind, ident.int if isinstance(ident, UUID) else ident)
+
+
 @dataclass(frozen=True, slots=True)
 class TimeWindow:
     """Relations observed in [since, until]: first seen <= until and last seen >= since."""
@@ -128,8 +135,7 @@ class OperationNode(NamedTuple):
     ended_at: datetime | None
 
 
-@dataclass(frozen=True, slots=True)
-class ParentRelation:
+class ParentRelation(NamedTuple):
     parent: NodeRef
     child: NodeRef
 
