@@ -5,7 +5,7 @@ the search: they describe the nodes found and never lead to more lineage. They s
 count against the node cap, nearest first.
 """
 
-from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -159,32 +159,34 @@ def _check_start(request: LineageRequest, graph: LineageGraph) -> None:
 
 def _attach_relations(graph: LineageGraph, trav: Traversal, unloaded: set[NodeRef]) -> None:
     """Keep only relations whose two ends were loaded; parents from the loaded nodes."""
-    nodes = trav.nodes
-
-    def present(ref: NodeRef) -> bool:
-        return ref in nodes and ref not in unloaded
-
-    parents = [p for p in _parents(graph) if present(p.parent) and present(p.child)]
-    graph.parents = sorted(parents, key=lambda p: (*order_key(p.child), p.parent.kind))
+    keep: Collection[NodeRef] = trav.nodes.keys() - unloaded if unloaded else trav.nodes
+    graph.parents = _parents(graph, keep)
     graph.relations = sorted(
-        (r for r in trav.relations.values() if present(r.source) and present(r.target)),
+        (r for r in trav.relations.values() if r.source in keep and r.target in keep),
         key=lambda r: (r.kind, *order_key(r.source), *order_key(r.target)),
     )
     graph.symlinks = sorted(trav.symlinks.values(), key=lambda s: (s.source_id, s.target_id))
 
 
-def _parents(graph: LineageGraph) -> Iterable[ParentRelation]:
+def _parents(graph: LineageGraph, keep: Collection[NodeRef]) -> list[ParentRelation]:
+    """Parent relations of the graph's nodes to loaded parents, made in their sorted order
+    (child, then parent kind) without a sort: each node list is sorted already, and kinds
+    order DATASET < JOB < OPERATION < RUN."""
+    job, operation, run = NodeKind.JOB, NodeKind.OPERATION, NodeKind.RUN
+    found: list[ParentRelation] = []
+    for j in graph.jobs:
+        if j.parent_job_id is not None and (parent := NodeRef(job, j.parent_job_id)) in keep:
+            found.append(ParentRelation(parent, NodeRef(job, j.id)))
     for op in graph.operations:
-        yield ParentRelation(NodeRef(NodeKind.RUN, op.run_id), NodeRef(NodeKind.OPERATION, op.id))
-    for run in graph.runs:
-        child = NodeRef(NodeKind.RUN, run.id)
-        yield ParentRelation(NodeRef(NodeKind.JOB, run.job_id), child)
-        if run.parent_run_id is not None:
-            yield ParentRelation(NodeRef(NodeKind.RUN, run.parent_run_id), child)
-    for job in graph.jobs:
-        if job.parent_job_id is not None:
-            parent = NodeRef(NodeKind.JOB, job.parent_job_id)
-            yield ParentRelation(parent, NodeRef(NodeKind.JOB, job.id))
+        if (parent := NodeRef(run, op.run_id)) in keep:
+            found.append(ParentRelation(parent, NodeRef(operation, op.id)))
+    for r in graph.runs:
+        child = NodeRef(run, r.id)
+        if (parent := NodeRef(job, r.job_id)) in keep:
+            found.append(ParentRelation(parent, child))
+        if r.parent_run_id is not None and (parent := NodeRef(run, r.parent_run_id)) in keep:
+            found.append(ParentRelation(parent, child))
+    return found
 
 
 def _location(row: Row[Any]) -> LocationRef:
