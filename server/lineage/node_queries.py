@@ -24,14 +24,20 @@ async def _rows(session: AsyncSession, stmt: TextClause, **params: Any) -> Seque
 
 # Every symlink reachable from the given datasets, in one round trip: the caller admits
 # them hop by hop. The consumer writes both directions, so following `from` finds them all.
+# OFFSET 0 keeps each step a lookup in the (from, to) unique index: joined freely, the
+# generic plan hashes the whole symlink table, several times the cost for a few datasets.
 _SYMLINK_CLOSURE = text("""
 WITH RECURSIVE reach(id) AS (
     SELECT unnest(CAST(:ids AS bigint[]))
     UNION
-    SELECT s.to_dataset_id FROM dataset_symlink AS s JOIN reach ON s.from_dataset_id = reach.id
+    SELECT l.to_dataset_id FROM reach CROSS JOIN LATERAL (
+        SELECT to_dataset_id FROM dataset_symlink WHERE from_dataset_id = reach.id OFFSET 0
+    ) AS l
 )
-SELECT s.from_dataset_id, s.to_dataset_id, s.type
-FROM reach JOIN dataset_symlink AS s ON s.from_dataset_id = reach.id
+SELECT l.* FROM reach CROSS JOIN LATERAL (
+    SELECT from_dataset_id, to_dataset_id, type FROM dataset_symlink
+    WHERE from_dataset_id = reach.id OFFSET 0
+) AS l
 """)
 
 
@@ -62,19 +68,23 @@ async def list_datasets(
 
 
 # The jobs and their ancestors up to :hops parent hops, in one round trip: the caller
-# admits them hop by hop as the node cap allows.
+# admits them hop by hop as the node cap allows. OFFSET 0 keeps every step a primary-key
+# lookup (as in the symlink closure: the generic plan would scan the job table per step).
 _JOBS = text("""
 WITH RECURSIVE up(id, hop) AS (
     SELECT unnest(CAST(:ids AS bigint[])), 0
     UNION
-    SELECT j.parent_job_id, up.hop + 1
-    FROM up JOIN job AS j ON j.id = up.id
-    WHERE j.parent_job_id IS NOT NULL AND up.hop < :hops
+    SELECT p.parent_job_id, up.hop + 1 FROM up CROSS JOIN LATERAL (
+        SELECT parent_job_id FROM job
+        WHERE id = up.id AND parent_job_id IS NOT NULL AND up.hop < :hops OFFSET 0
+    ) AS p
 )
-SELECT j.id, j.name, j.type, j.parent_job_id,
-       l.id AS location_id, l.type AS location_type, l.name AS location_name
-FROM job AS j JOIN location AS l ON l.id = j.location_id
-WHERE j.id IN (SELECT id FROM up)
+SELECT t.* FROM (SELECT DISTINCT id FROM up) AS u CROSS JOIN LATERAL (
+    SELECT j.id, j.name, j.type, j.parent_job_id,
+           l.id AS location_id, l.type AS location_type, l.name AS location_name
+    FROM job AS j JOIN location AS l ON l.id = j.location_id
+    WHERE j.id = u.id OFFSET 0
+) AS t
 """)
 
 
