@@ -5,10 +5,11 @@ the search: they describe the nodes found and never lead to more lineage. They s
 count against the node cap, nearest first.
 """
 
-from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, TypeVar
 from uuid import UUID
 
+import orjson
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -27,9 +28,9 @@ from server.lineage.model import (
     ParentRelation,
     RunNode,
     SchemaInfo,
+    order_key,
 )
 from server.lineage.traversal import Traversal
-from shared.enums import Status
 
 # Airflow DAG -> task -> Spark application is two hops; ten is generous, and bounded.
 ANCESTOR_HOPS = 10
@@ -49,21 +50,26 @@ async def assemble_graph(
     runs = await _runs(session, trav, hops)
     jobs = await _jobs(session, trav, hops)
     datasets = await _datasets(session, trav)
+    unloaded: set[NodeRef] = set()  # graph nodes whose row does not exist (any more)
     graph = LineageGraph(
-        datasets=_present(datasets, trav, NodeKind.DATASET),
-        jobs=_present(jobs, trav, NodeKind.JOB),
-        runs=_present(runs, trav, NodeKind.RUN),
-        operations=_present(operations, trav, NodeKind.OPERATION),
+        datasets=_present(datasets, trav, NodeKind.DATASET, unloaded),
+        jobs=_present(jobs, trav, NodeKind.JOB, unloaded),
+        runs=_present(runs, trav, NodeKind.RUN, unloaded),
+        operations=_present(operations, trav, NodeKind.OPERATION, unloaded),
         truncated=trav.truncated,
     )
     _check_start(request, graph)
-    _attach_relations(graph, trav)
+    _attach_relations(graph, trav, unloaded)
     return graph
 
 
-def _present(loaded: dict[Any, N], trav: Traversal, kind: NodeKind) -> list[N]:
-    refs = sorted(r for r in trav.of_kind(kind) if r.id in loaded)
-    return [loaded[ref.id] for ref in refs]
+def _present(
+    loaded: dict[Any, N], trav: Traversal, kind: NodeKind, unloaded: set[NodeRef]
+) -> list[N]:
+    """The loaded nodes of a kind in node order; the others are added to `unloaded`."""
+    refs = trav.of_kind(kind)
+    unloaded.update(r for r in refs if r.id not in loaded)
+    return [loaded[ref.id] for ref in sorted(refs, key=order_key) if ref.id in loaded]
 
 
 async def _by_id(
@@ -82,9 +88,14 @@ async def _operations(session: AsyncSession, trav: Traversal) -> dict[UUID, Oper
     if not ids:
         return {}
     rows = await _by_id(session, node_queries.list_operations, ids)
-    operations = {op_id: _operation(row) for op_id, row in rows.items()}
+    operations = {op_id: OperationNode._make(row) for op_id, row in rows.items()}
     trav.admit(NodeRef(NodeKind.RUN, op.run_id) for op in operations.values())
     return operations
+
+
+def _full(trav: Traversal) -> bool:
+    """No ancestor can be admitted any more, and the graph already says it was cut."""
+    return trav.truncated and len(trav.nodes) >= trav.max_nodes
 
 
 async def _runs(session: AsyncSession, trav: Traversal, hops: int) -> dict[UUID, RunNode]:
@@ -92,11 +103,10 @@ async def _runs(session: AsyncSession, trav: Traversal, hops: int) -> dict[UUID,
     found: dict[UUID, RunNode] = {}
     pending = set(_ids(trav, NodeKind.RUN))
     for hop in range(hops + 1):
-        if not pending:
+        if not pending or (hop and _full(trav)):
             break
-        level = [
-            _run(row) for row in (await _by_id(session, node_queries.list_runs, pending)).values()
-        ]
+        rows = await _by_id(session, node_queries.list_runs, pending)
+        level = [RunNode._make(row) for row in rows.values()]
         found.update((run.id, run) for run in level)
         if hop:  # nearest ancestors first, each with its job
             trav.admit(NodeRef(NodeKind.RUN, run.id) for run in level)
@@ -107,12 +117,17 @@ async def _runs(session: AsyncSession, trav: Traversal, hops: int) -> dict[UUID,
 
 
 async def _jobs(session: AsyncSession, trav: Traversal, hops: int) -> dict[int, JobNode]:
-    found: dict[int, JobNode] = {}
+    """The graph's jobs, then their parent jobs hop by hop (all fetched in one query)."""
     pending = set(_ids(trav, NodeKind.JOB))
+    if not pending:
+        return {}
+    rows = await node_queries.list_jobs(session, sorted(pending), hops)
+    loaded = {row.id: _job(row) for row in rows}
+    found: dict[int, JobNode] = {}
     for hop in range(hops + 1):
-        if not pending:
+        if not pending or (hop and _full(trav)):
             break
-        level = [_job(row) for row in await node_queries.list_jobs(session, sorted(pending))]
+        level = [loaded[i] for i in pending if i in loaded]
         found.update((job.id, job) for job in level)
         if hop:
             trav.admit(NodeRef(NodeKind.JOB, job.id) for job in level)
@@ -125,13 +140,8 @@ async def _datasets(session: AsyncSession, trav: Traversal) -> dict[int, Dataset
     ids = [int(i) for i in _ids(trav, NodeKind.DATASET)]
     if not ids:
         return {}
-    schema_of = {i: trav.latest_schema(i) for i in ids}
-    wanted = sorted({s for s in schema_of.values() if s is not None})
-    schemas = {
-        r.id: SchemaInfo(r.id, r.fields) for r in await node_queries.list_schemas(session, wanted)
-    }
-    rows = await node_queries.list_datasets(session, ids)
-    return {row.id: _dataset(row, schemas.get(schema_of[row.id] or 0)) for row in rows}
+    rows = await node_queries.list_datasets(session, ids, [trav.latest_schema(i) for i in ids])
+    return {row.id: _dataset(row) for row in rows}
 
 
 def _check_start(request: LineageRequest, graph: LineageGraph) -> None:
@@ -147,72 +157,48 @@ def _check_start(request: LineageRequest, graph: LineageGraph) -> None:
         raise NotFoundError(request.start_kind.lower(), ", ".join(missing))
 
 
-def _attach_relations(graph: LineageGraph, trav: Traversal) -> None:
+def _attach_relations(graph: LineageGraph, trav: Traversal, unloaded: set[NodeRef]) -> None:
     """Keep only relations whose two ends were loaded; parents from the loaded nodes."""
-    present = {NodeRef(NodeKind.DATASET, n.id) for n in graph.datasets}
-    present |= {NodeRef(NodeKind.JOB, n.id) for n in graph.jobs}
-    present |= {NodeRef(NodeKind.RUN, n.id) for n in graph.runs}
-    present |= {NodeRef(NodeKind.OPERATION, n.id) for n in graph.operations}
-    parents = [p for p in _parents(graph) if p.parent in present and p.child in present]
-    graph.parents = sorted(parents, key=lambda p: (p.child, p.parent.kind))
+    keep: Collection[NodeRef] = trav.nodes.keys() - unloaded if unloaded else trav.nodes
+    graph.parents = _parents(graph, keep)
     graph.relations = sorted(
-        (r for r in trav.relations.values() if r.source in present and r.target in present),
-        key=lambda r: r.key,
+        (r for r in trav.relations.values() if r.source in keep and r.target in keep),
+        key=lambda r: (r.kind, *order_key(r.source), *order_key(r.target)),
     )
     graph.symlinks = sorted(trav.symlinks.values(), key=lambda s: (s.source_id, s.target_id))
 
 
-def _parents(graph: LineageGraph) -> Iterable[ParentRelation]:
+def _parents(graph: LineageGraph, keep: Collection[NodeRef]) -> list[ParentRelation]:
+    """Parent relations of the graph's nodes to loaded parents, made in their sorted order
+    (child, then parent kind) without a sort: each node list is sorted already, and kinds
+    order DATASET < JOB < OPERATION < RUN."""
+    job, operation, run = NodeKind.JOB, NodeKind.OPERATION, NodeKind.RUN
+    found: list[ParentRelation] = []
+    for j in graph.jobs:
+        if j.parent_job_id is not None and (parent := NodeRef(job, j.parent_job_id)) in keep:
+            found.append(ParentRelation(parent, NodeRef(job, j.id)))
     for op in graph.operations:
-        yield ParentRelation(NodeRef(NodeKind.RUN, op.run_id), NodeRef(NodeKind.OPERATION, op.id))
-    for run in graph.runs:
-        child = NodeRef(NodeKind.RUN, run.id)
-        yield ParentRelation(NodeRef(NodeKind.JOB, run.job_id), child)
-        if run.parent_run_id is not None:
-            yield ParentRelation(NodeRef(NodeKind.RUN, run.parent_run_id), child)
-    for job in graph.jobs:
-        if job.parent_job_id is not None:
-            parent = NodeRef(NodeKind.JOB, job.parent_job_id)
-            yield ParentRelation(parent, NodeRef(NodeKind.JOB, job.id))
+        if (parent := NodeRef(run, op.run_id)) in keep:
+            found.append(ParentRelation(parent, NodeRef(operation, op.id)))
+    for r in graph.runs:
+        child = NodeRef(run, r.id)
+        if (parent := NodeRef(job, r.job_id)) in keep:
+            found.append(ParentRelation(parent, child))
+        if r.parent_run_id is not None and (parent := NodeRef(run, r.parent_run_id)) in keep:
+            found.append(ParentRelation(parent, child))
+    return found
 
 
 def _location(row: Row[Any]) -> LocationRef:
     return LocationRef(row.location_id, row.location_type, row.location_name)
 
 
-def _dataset(row: Row[Any], schema: SchemaInfo | None) -> DatasetNode:
+def _dataset(row: Row[Any]) -> DatasetNode:
+    schema = None
+    if row.schema_id is not None:
+        schema = SchemaInfo(row.schema_id, orjson.loads(row.schema_fields))
     return DatasetNode(row.id, row.name, row.format, _location(row), schema)
 
 
 def _job(row: Row[Any]) -> JobNode:
     return JobNode(row.id, row.name, row.type, _location(row), row.parent_job_id)
-
-
-def _run(row: Row[Any]) -> RunNode:
-    return RunNode(
-        id=row.id,
-        job_id=row.job_id,
-        parent_run_id=row.parent_run_id,
-        status=Status(row.status),
-        created_at=row.created_at,
-        started_at=row.started_at,
-        ended_at=row.ended_at,
-        external_id=row.external_id,
-        attempt=row.attempt,
-    )
-
-
-def _operation(row: Row[Any]) -> OperationNode:
-    return OperationNode(
-        id=row.id,
-        run_id=row.run_id,
-        name=row.name,
-        type=row.type,
-        status=Status(row.status),
-        position=row.position,
-        group=row.group,
-        description=row.description,
-        created_at=row.created_at,
-        started_at=row.started_at,
-        ended_at=row.ended_at,
-    )

@@ -7,7 +7,6 @@ from typing import Any, NamedTuple
 from uuid import UUID
 
 from server.common.refs import LocationRef
-from shared.enums import Status
 
 NodeId = int | UUID
 
@@ -57,6 +56,13 @@ class NodeRef(NamedTuple):
     id: NodeId
 
 
+def order_key(ref: NodeRef) -> tuple[str, int]:
+    """Sorts like the NodeRef itself, without a Python-level UUID comparison per step
+    (a UUID orders as its integer; sorting thousands of run refs was a visible cost)."""
+    ident = ref.id
+    return (ref.kind, ident.int if isinstance(ident, UUID) else ident)
+
+
 @dataclass(frozen=True, slots=True)
 class TimeWindow:
     """Relations observed in [since, until]: first seen <= until and last seen >= since."""
@@ -101,12 +107,13 @@ class JobNode:
     parent_job_id: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class RunNode:
+# Runs and operations come by the thousand: tuples built straight from their rows
+# (node_queries selects the columns in this order). `status` is a shared.enums.Status value.
+class RunNode(NamedTuple):
     id: UUID
     job_id: int
     parent_run_id: UUID | None
-    status: Status
+    status: int
     created_at: datetime
     started_at: datetime | None
     ended_at: datetime | None
@@ -114,13 +121,12 @@ class RunNode:
     attempt: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class OperationNode:
+class OperationNode(NamedTuple):
     id: UUID
     run_id: UUID
     name: str | None
     type: str | None
-    status: Status
+    status: int
     position: int | None
     group: str | None
     description: str | None
@@ -129,8 +135,7 @@ class OperationNode:
     ended_at: datetime | None
 
 
-@dataclass(frozen=True, slots=True)
-class ParentRelation:
+class ParentRelation(NamedTuple):
     parent: NodeRef
     child: NodeRef
 
@@ -142,9 +147,9 @@ class SymlinkRelation:
     type: str
 
 
-@dataclass(slots=True)
-class IORelation:
-    """An input, output or dataset->dataset edge aggregated to the requested granularity."""
+class IORelation(NamedTuple):
+    """An input, output or dataset->dataset edge aggregated to the requested granularity
+    (a tuple: a RUN graph has thousands)."""
 
     kind: RelationKind
     source: NodeRef

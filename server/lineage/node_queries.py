@@ -22,46 +22,75 @@ async def _rows(session: AsyncSession, stmt: TextClause, **params: Any) -> Seque
     return rows
 
 
-_SYMLINKS = text(
-    "SELECT from_dataset_id, to_dataset_id, type FROM dataset_symlink "
-    "WHERE from_dataset_id = ANY(:ids)"
+# Every symlink reachable from the given datasets, in one round trip: the caller admits
+# them hop by hop. The consumer writes both directions, so following `from` finds them all.
+# OFFSET 0 keeps each step a lookup in the (from, to) unique index: joined freely, the
+# generic plan hashes the whole symlink table, several times the cost for a few datasets.
+_SYMLINK_CLOSURE = text("""
+WITH RECURSIVE reach(id) AS (
+    SELECT unnest(CAST(:ids AS bigint[]))
+    UNION
+    SELECT l.to_dataset_id FROM reach CROSS JOIN LATERAL (
+        SELECT to_dataset_id FROM dataset_symlink WHERE from_dataset_id = reach.id OFFSET 0
+    ) AS l
 )
+SELECT l.* FROM reach CROSS JOIN LATERAL (
+    SELECT from_dataset_id, to_dataset_id, type FROM dataset_symlink
+    WHERE from_dataset_id = reach.id OFFSET 0
+) AS l
+""")
 
 
-async def list_symlinks(session: AsyncSession, dataset_ids: list[int]) -> Sequence[Row[Any]]:
-    # The consumer writes both directions, so `from` alone finds every symlink of a dataset.
-    return await _rows(session, _SYMLINKS, ids=dataset_ids)
+async def list_symlink_closure(session: AsyncSession, dataset_ids: list[int]) -> Sequence[Row[Any]]:
+    """Symlinks of the datasets, of their symlinked datasets, and so on."""
+    return await _rows(session, _SYMLINK_CLOSURE, ids=dataset_ids)
 
 
+# Each dataset with the schema the graph shows for it (NULL: none), in one round trip.
+# The fields come as JSON text: the driver's JSONB codec parses them with the standard
+# library's json, several times slower than orjson (assemble parses them).
 _DATASETS = text("""
 SELECT d.id, d.name, d.format,
-       l.id AS location_id, l.type AS location_type, l.name AS location_name
-FROM dataset AS d JOIN location AS l ON l.id = d.location_id
-WHERE d.id = ANY(:ids)
+       l.id AS location_id, l.type AS location_type, l.name AS location_name,
+       s.id AS schema_id, s.fields::text AS schema_fields
+FROM unnest(CAST(:ids AS bigint[]), CAST(:schemas AS bigint[])) AS k(id, schema_id)
+JOIN dataset AS d ON d.id = k.id
+JOIN location AS l ON l.id = d.location_id
+LEFT JOIN schema AS s ON s.id = k.schema_id
 """)
 
 
-async def list_datasets(session: AsyncSession, ids: list[int]) -> Sequence[Row[Any]]:
-    return await _rows(session, _DATASETS, ids=ids)
+async def list_datasets(
+    session: AsyncSession, ids: list[int], schemas: list[int | None]
+) -> Sequence[Row[Any]]:
+    """Datasets by id, each with the schema of the same position in `schemas`."""
+    return await _rows(session, _DATASETS, ids=ids, schemas=schemas)
 
 
-_SCHEMAS = text("SELECT id, fields FROM schema WHERE id = ANY(:ids)")
-
-
-async def list_schemas(session: AsyncSession, ids: list[int]) -> Sequence[Row[Any]]:
-    return await _rows(session, _SCHEMAS, ids=ids)
-
-
+# The jobs and their ancestors up to :hops parent hops, in one round trip: the caller
+# admits them hop by hop as the node cap allows. OFFSET 0 keeps every step a primary-key
+# lookup (as in the symlink closure: the generic plan would scan the job table per step).
 _JOBS = text("""
-SELECT j.id, j.name, j.type, j.parent_job_id,
-       l.id AS location_id, l.type AS location_type, l.name AS location_name
-FROM job AS j JOIN location AS l ON l.id = j.location_id
-WHERE j.id = ANY(:ids)
+WITH RECURSIVE up(id, hop) AS (
+    SELECT unnest(CAST(:ids AS bigint[])), 0
+    UNION
+    SELECT p.parent_job_id, up.hop + 1 FROM up CROSS JOIN LATERAL (
+        SELECT parent_job_id FROM job
+        WHERE id = up.id AND parent_job_id IS NOT NULL AND up.hop < :hops OFFSET 0
+    ) AS p
+)
+SELECT t.* FROM (SELECT DISTINCT id FROM up) AS u CROSS JOIN LATERAL (
+    SELECT j.id, j.name, j.type, j.parent_job_id,
+           l.id AS location_id, l.type AS location_type, l.name AS location_name
+    FROM job AS j JOIN location AS l ON l.id = j.location_id
+    WHERE j.id = u.id OFFSET 0
+) AS t
 """)
 
 
-async def list_jobs(session: AsyncSession, ids: list[int]) -> Sequence[Row[Any]]:
-    return await _rows(session, _JOBS, ids=ids)
+async def list_jobs(session: AsyncSession, ids: list[int], hops: int) -> Sequence[Row[Any]]:
+    """Jobs by id with their ancestors up to `hops` parent hops."""
+    return await _rows(session, _JOBS, ids=ids, hops=hops)
 
 
 # OFFSET 0 keeps the LATERAL a per-key primary-key lookup (run-time partition pruning);
@@ -75,8 +104,9 @@ CROSS JOIN LATERAL (
 UNION ALL
 SELECT {columns} FROM {table} AS x WHERE x.id = ANY(:other)
 """
+# In the field order of model.RunNode / model.OperationNode, which are built from the rows.
 _RUN_COLUMNS = (
-    "x.id, x.created_at, x.job_id, x.parent_run_id, x.status, x.started_at, x.ended_at, "
+    "x.id, x.job_id, x.parent_run_id, x.status, x.created_at, x.started_at, x.ended_at, "
     "x.external_id, x.attempt"
 )
 _OPERATION_COLUMNS = (

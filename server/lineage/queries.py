@@ -1,7 +1,7 @@
 """All SQL of the lineage graph: one expansion query per level, then bulk node loaders.
 
-Expansion statements are built once per shape from the ORM tables (identifiers come
-from a closed set of columns, values are always bound parameters) and cached. Every
+Expansion statements are built once per shape from SQL templates (identifiers come
+from a closed set of tables and columns, values are always bound parameters) and cached. Every
 statement filters by frontier arrays (`= ANY(:ids)`), so one round trip serves a level
 however wide it is.
 """
@@ -12,11 +12,8 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
     ColumnElement,
-    CompoundSelect,
     FromClause,
-    Integer,
     Row,
     Select,
     Table,
@@ -24,21 +21,14 @@ from sqlalchemy import (
     any_,
     bindparam,
     func,
-    literal_column,
-    null,
     select,
     text,
-    type_coerce,
-    union_all,
 )
-from sqlalchemy.dialects.postgresql import ARRAY, aggregate_order_by
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.lineage.model import NodeId, NodeKind, TimeWindow
-from shared.models import ColumnLineage, Input, Output
+from shared.models import ColumnLineage
 
-INPUT: Table = Input.__table__  # type: ignore[assignment]  # declarative tables are Tables
-OUTPUT: Table = Output.__table__  # type: ignore[assignment]
 COLUMN_LINEAGE: Table = ColumnLineage.__table__  # type: ignore[assignment]
 # The column of input/output/column_lineage naming each process level.
 PROCESS_COLUMN = {
@@ -67,50 +57,68 @@ def _window(table: FromClause) -> list[ColumnElement[bool]]:
     ]
 
 
-def _total(column: ColumnElement[Any]) -> ColumnElement[Any]:
-    # sum(bigint) is numeric in PostgreSQL; counters fit bigint, and callers want ints.
-    return func.sum(column).cast(BigInteger)
+# One side of an I/O level: the frontier's rows of one table aggregated per (dataset,
+# process). sum(bigint) is numeric in PostgreSQL; counters fit bigint, and callers want ints.
+_IO_AGGREGATE = """
+SELECT '{dir}' AS dir, dataset_id, {group} AS process_id,
+       sum(num_rows)::bigint AS num_rows, sum(num_bytes)::bigint AS num_bytes,
+       sum(num_files)::bigint AS num_files, {types} AS types,
+       min(created_at) AS first_seen_at, max(last_event_time) AS last_seen_at, {schema}
+FROM {table}
+WHERE {where} = ANY(:{dir}) AND created_at <= :until AND last_event_time >= :since
+GROUP BY dataset_id, {group}
+"""
+# The schema of the group's most recent row that has one. Runs and operations have a
+# few rows per (dataset, process): an ordered aggregate is cheapest.
+_SCHEMA_BY_ORDER = (
+    "(array_agg(schema_id ORDER BY last_event_time DESC)"
+    " FILTER (WHERE schema_id IS NOT NULL))[1] AS schema_id"
+)
+# A job has a row per run, hundreds over its history: ordering them all (and spilling the
+# sort to disk) cost twice the scan. Instead the group keeps the time of its latest
+# schema and one index probe per group fetches it; the probe's created_at bounds are the
+# group's own (a fact, not an assumption) and prune it to the group's partitions.
+_SCHEMA_BY_PROBE = (
+    "max(last_event_time) FILTER (WHERE schema_id IS NOT NULL) AS schema_seen_at,"
+    " max(created_at) AS last_created_at"
+)
+_IO_PROBED = """
+SELECT g.dir, g.dataset_id, g.process_id, g.num_rows, g.num_bytes, g.num_files, g.types,
+       g.first_seen_at, g.last_seen_at,
+       (SELECT max(x.schema_id) FROM {table} AS x
+        WHERE x.dataset_id = g.dataset_id AND x.{group} = g.process_id
+          AND x.last_event_time = g.schema_seen_at AND x.schema_id IS NOT NULL
+          AND x.created_at BETWEEN g.first_seen_at AND g.last_created_at) AS schema_id
+FROM ({aggregate}) AS g
+"""
 
 
-def _latest_schema(table: FromClause) -> ColumnElement[Any]:
-    """The schema of the group's most recent row that has one."""
-    ordered = aggregate_order_by(table.c.schema_id, table.c.last_event_time.desc())
-    schemas = func.array_agg(ordered).filter(table.c.schema_id.isnot(None))
-    return type_coerce(schemas, ARRAY(BigInteger))[1]
-
-
-def _io_select(part: IOPart) -> Select[Any]:
-    table = OUTPUT if part.table == "output" else INPUT
+def _io_select(part: IOPart) -> str:
+    if part.table not in ("input", "output"):
+        raise ValueError(f"not a lineage table: {part}")
     if part.where not in PROCESS_COLUMNS | {"dataset_id"} or part.group not in PROCESS_COLUMNS:
         raise ValueError(f"not a lineage column: {part}")
-    types = func.bit_or(table.c.types) if table is OUTPUT else null().cast(Integer)
-    return (
-        select(
-            literal_column(f"'{part.direction}'").label("dir"),
-            table.c.dataset_id,
-            table.c[part.group].label("process_id"),
-            _total(table.c.num_rows).label("num_rows"),
-            _total(table.c.num_bytes).label("num_bytes"),
-            _total(table.c.num_files).label("num_files"),
-            types.label("types"),
-            func.min(table.c.created_at).label("first_seen_at"),
-            func.max(table.c.last_event_time).label("last_seen_at"),
-            _latest_schema(table).label("schema_id"),
-        )
-        .where(table.c[part.where] == any_(bindparam(part.direction)), *_window(table))
-        .group_by(table.c.dataset_id, table.c[part.group])
+    if part.direction not in (DOWN, UP):
+        raise ValueError(f"not a direction: {part}")
+    probed = part.group == PROCESS_COLUMN[NodeKind.JOB]
+    aggregate = _IO_AGGREGATE.format(
+        dir=part.direction,
+        group=part.group,
+        types="bit_or(types)" if part.table == "output" else "NULL::integer",
+        schema=_SCHEMA_BY_PROBE if probed else _SCHEMA_BY_ORDER,
+        table=part.table,
+        where=part.where,
     )
-
-
-def _level(parts: Sequence[Select[Any]]) -> CompoundSelect[Any]:
-    # No ORDER BY: the service orders what it keeps; the LIMIT only bounds a runaway level.
-    return union_all(*parts).limit(bindparam("row_limit"))
+    if not probed:
+        return aggregate
+    return _IO_PROBED.format(table=part.table, group=part.group, aggregate=aggregate)
 
 
 @cache
-def io_level_statement(parts: tuple[IOPart, ...]) -> CompoundSelect[Any]:
+def io_level_statement(parts: tuple[IOPart, ...]) -> TextClause:
     """Inputs/outputs of a frontier aggregated per (dataset, process); one part per direction."""
-    return _level([_io_select(p) for p in parts])
+    # No ORDER BY: the service orders what it keeps; the LIMIT only bounds a runaway level.
+    return text(" UNION ALL ".join(_io_select(p) for p in parts) + " LIMIT :row_limit")
 
 
 # Dataset -> dataset through one operation. Inputs and outputs of an operation share its

@@ -8,6 +8,7 @@ body against `LineageResponse` so the two cannot drift apart.
 
 from collections import defaultdict
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 from uuid import UUID
 
@@ -20,23 +21,37 @@ from server.lineage.model import (
     IORelation,
     JobNode,
     LineageGraph,
+    NodeId,
     NodeKind,
     NodeRef,
     OperationNode,
     RelationKind,
     RunNode,
 )
-from shared.enums import ColumnLineageType, OutputType
+from shared.enums import ColumnLineageType, OutputType, Status
 
 Json = dict[str, Any]
+STATUS_NAMES = {status.value: status.name for status in Status}
 
 
+@cache
 def output_type_names(bits: int | None) -> list[str]:
+    """Flag names of the bits, in declaration order (cached: a graph repeats a few values;
+    callers must not mutate the list)."""
     return [t.name for t in OutputType if t.name and t & (bits or 0)]
 
 
-def _ref(ref: NodeRef) -> Json:
-    return {"kind": ref.kind, "id": ref.id}
+class _Refs(dict[NodeRef, Json]):
+    """One `{"kind", "id"}` object per node, shared by every relation end naming it."""
+
+    def __missing__(self, ref: NodeRef) -> Json:
+        body = self[ref] = {"kind": ref.kind, "id": _id(ref.id)}
+        return body
+
+
+def _id(value: NodeId) -> int | str:
+    # asyncpg returns its own UUID subclass, which orjson does not know; str() is canonical.
+    return str(value) if isinstance(value, UUID) else value
 
 
 def _dataset_ref(dataset_id: int) -> Json:
@@ -69,39 +84,21 @@ def _job(node: JobNode) -> Json:
 
 
 def _run(node: RunNode) -> Json:
-    return {
-        "id": node.id,
-        "job_id": node.job_id,
-        "parent_run_id": node.parent_run_id,
-        "status": node.status.name,
-        "created_at": node.created_at,
-        "started_at": node.started_at,
-        "ended_at": node.ended_at,
-        "external_id": node.external_id,
-        "attempt": node.attempt,
-    }
+    body = node._asdict()
+    body["status"] = STATUS_NAMES[node.status]
+    return body
 
 
 def _operation(node: OperationNode) -> Json:
-    return {
-        "id": node.id,
-        "run_id": node.run_id,
-        "name": node.name,
-        "type": node.type,
-        "status": node.status.name,
-        "position": node.position,
-        "group": node.group,
-        "description": node.description,
-        "created_at": node.created_at,
-        "started_at": node.started_at,
-        "ended_at": node.ended_at,
-    }
+    body = node._asdict()
+    body["status"] = STATUS_NAMES[node.status]
+    return body
 
 
-def _io(rel: IORelation) -> Json:
+def _io(rel: IORelation, refs: _Refs) -> Json:
     body: Json = {
-        "from": _ref(rel.source),
-        "to": _ref(rel.target),
+        "from": refs[rel.source],
+        "to": refs[rel.target],
         "num_rows": rel.num_rows,
         "num_bytes": rel.num_bytes,
         "num_files": rel.num_files,
@@ -132,11 +129,12 @@ def _columns(edges: Iterable[ColumnEdge], bit: ColumnLineageType) -> list[Json]:
 
 
 def _relations(graph: LineageGraph) -> Json:
+    refs = _Refs()
     by_kind: dict[RelationKind, list[Json]] = {kind: [] for kind in RelationKind}
     for rel in graph.relations:
-        by_kind[rel.kind].append(_io(rel))
+        by_kind[rel.kind].append(_io(rel, refs))
     return {
-        "parents": [{"from": _ref(p.parent), "to": _ref(p.child)} for p in graph.parents],
+        "parents": [{"from": refs[p.parent], "to": refs[p.child]} for p in graph.parents],
         "symlinks": [
             {"from": _dataset_ref(s.source_id), "to": _dataset_ref(s.target_id), "type": s.type}
             for s in graph.symlinks

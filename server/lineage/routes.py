@@ -2,13 +2,14 @@
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 
-from server.deps import SessionDep, SettingsDep
+from server.deps import SessionDep, get_settings
 from server.errors import NOT_FOUND
 from server.lineage import service
 from server.lineage.render import render_json
 from server.lineage.schemas import LineageQuery, LineageResponse
+from server.settings import ServerOptions
 
 router = APIRouter(prefix="/lineage", tags=["lineage"])
 _RESPONSES: dict[int | str, dict[str, Any]] = {404: NOT_FOUND[404]}
@@ -16,15 +17,24 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {404: NOT_FOUND[404]}
 _DOCUMENTED: dict[str, Any] = {"response_model": LineageResponse, "responses": _RESPONSES}
 
 
+async def _options(request: Request) -> ServerOptions:
+    # A coroutine on purpose: FastAPI runs a plain-function dependency (server.deps'
+    # SettingsDep) in a worker thread, a hand-off that costs more than a small graph.
+    return get_settings(request).server
+
+
+OptionsDep = Annotated[ServerOptions, Depends(_options)]
+
+
 @router.get("", summary="Lineage graph around start nodes", **_DOCUMENTED)
 async def get_lineage(
-    query: Annotated[LineageQuery, Query()], session: SessionDep, settings: SettingsDep
+    query: Annotated[LineageQuery, Query()], session: SessionDep, options: OptionsDep
 ) -> Response:
-    graph = await service.get_lineage(session, query.to_request(settings.server))
+    graph = await service.get_lineage(session, query.to_request(options))
     return Response(render_json(graph), media_type="application/json")
 
 
 @router.post("", summary="Lineage graph around many start nodes (JSON body)", **_DOCUMENTED)
-async def post_lineage(body: LineageQuery, session: SessionDep, settings: SettingsDep) -> Response:
-    graph = await service.get_lineage(session, body.to_request(settings.server))
+async def post_lineage(body: LineageQuery, session: SessionDep, options: OptionsDep) -> Response:
+    graph = await service.get_lineage(session, body.to_request(options))
     return Response(render_json(graph), media_type="application/json")

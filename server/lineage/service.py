@@ -8,27 +8,21 @@ level. Symlinks and parent relations never cost a level. The node cap stops the 
 """
 
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any
 
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.lineage import node_queries, queries
 from server.lineage.assemble import assemble_graph
 from server.lineage.columns import column_lineage
+from server.lineage.levels import Level, dataset_level, io_level
 from server.lineage.model import (
     Direction,
     Granularity,
-    IORelation,
     LineageGraph,
     LineageRequest,
     NodeId,
     NodeKind,
     NodeRef,
-    RelationKind,
     SymlinkRelation,
 )
 from server.lineage.traversal import DOWN, UP, Traversal
@@ -36,17 +30,6 @@ from server.lineage.traversal import DOWN, UP, Traversal
 # A level may return at most this many relation rows per allowed node: enough for any
 # graph that fits the cap, and a bound on what one pathological hub can cost.
 ROWS_PER_NODE = 20
-
-
-@dataclass(slots=True)
-class Level:
-    """What one expansion step found, per direction."""
-
-    relations: list[IORelation] = field(default_factory=list)
-    reached: dict[str, list[NodeRef]] = field(default_factory=lambda: defaultdict(list))
-    members: dict[str, list[NodeRef]] = field(default_factory=lambda: defaultdict(list))
-    schemas: list[tuple[int, datetime, int | None]] = field(default_factory=list)
-    capped: bool = False
 
 
 async def get_lineage(session: AsyncSession, request: LineageRequest) -> LineageGraph:
@@ -95,8 +78,9 @@ async def _expand(
             trav.admit(members)
             trav.claim(direction, members)  # their relations are in this level already
         admitted = trav.admit(ref for refs in level.reached.values() for ref in refs)
-        for relation in level.relations:
-            trav.add_relation(relation)
+        # Relations are built only now, for the edges whose two ends made it into the
+        # graph: a level cut by the cap may return many more rows than it keeps.
+        level.add_relations(trav)
         for dataset_id, seen, schema_id in level.schemas:
             trav.note_schema(dataset_id, seen, schema_id)
         await _follow_symlinks(session, trav, admitted)
@@ -112,13 +96,22 @@ def _next_kind(granularity: Granularity, kind: NodeKind) -> NodeKind:
 
 
 async def _follow_symlinks(session: AsyncSession, trav: Traversal, refs: list[NodeRef]) -> None:
-    """Add symlinked datasets (and theirs, transitively) without spending a level."""
+    """Add symlinked datasets (and theirs, transitively) without spending a level.
+
+    One query returns every symlink reachable from `refs`; they are then admitted hop by
+    hop in the same order (and under the same cap) as one query per hop would.
+    """
     pending = sorted(int(r.id) for r in refs if r.kind is NodeKind.DATASET)
+    if not pending:
+        return
+    links: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for row in await node_queries.list_symlink_closure(session, pending):
+        links[row.from_dataset_id].append((row.to_dataset_id, row.type))
     while pending:
-        rows = await node_queries.list_symlinks(session, pending)
-        added = trav.admit(NodeRef(NodeKind.DATASET, row.to_dataset_id) for row in rows)
-        for row in rows:
-            trav.add_symlink(SymlinkRelation(row.from_dataset_id, row.to_dataset_id, row.type))
+        hop = [(source, *link) for source in pending for link in links.get(source, ())]
+        added = trav.admit(NodeRef(NodeKind.DATASET, target) for _, target, _ in hop)
+        for source, target, kind in hop:
+            trav.add_symlink(SymlinkRelation(source, target, kind))
         pending = sorted(int(r.id) for r in added)
 
 
@@ -134,12 +127,12 @@ async def _level(
     row_limit = ROWS_PER_NODE * request.max_nodes + 1
     if request.granularity is Granularity.DATASET:
         rows = await queries.list_dataset_level(session, ids, request.window, row_limit)
-        level = _dataset_level(rows)
+        level = dataset_level(rows)
     else:
         process = NodeKind(request.granularity.value)
         parts = _io_parts(kind, process, tuple(ids))
         rows = await queries.list_io_level(session, parts, ids, request.window, row_limit)
-        level = _io_level(rows, kind, process)
+        level = io_level(rows, kind, process)
     level.capped = len(rows) >= row_limit
     return level
 
@@ -155,50 +148,4 @@ def _io_parts(
     tables = {DOWN: "output", UP: "input"}
     return tuple(
         queries.IOPart(tables[d], d, queries.PROCESS_COLUMN[kind], group) for d in directions
-    )
-
-
-def _io_level(rows: Sequence[Row[Any]], kind: NodeKind, process: NodeKind) -> Level:
-    level = Level()
-    for row in rows:
-        dataset = NodeRef(NodeKind.DATASET, row.dataset_id)
-        proc = NodeRef(process, row.process_id)
-        level.schemas.append((row.dataset_id, row.last_seen_at, row.schema_id))
-        reads = (row.dir == DOWN) == (kind is NodeKind.DATASET)
-        if reads:
-            level.relations.append(_relation(RelationKind.INPUT, dataset, proc, row))
-        else:
-            level.relations.append(_relation(RelationKind.OUTPUT, proc, dataset, row))
-        if kind is NodeKind.DATASET:
-            level.reached[row.dir].append(proc)
-            continue
-        level.reached[row.dir].append(dataset)
-        if kind is not process:  # a job's runs / a run's operations: finer nodes of the start
-            level.members[row.dir].append(proc)
-    return level
-
-
-def _dataset_level(rows: Sequence[Row[Any]]) -> Level:
-    level = Level()
-    for row in rows:
-        source = NodeRef(NodeKind.DATASET, row.source_id)
-        target = NodeRef(NodeKind.DATASET, row.target_id)
-        level.relations.append(_relation(RelationKind.DATASET, source, target, row))
-        level.schemas.append((row.source_id, row.last_seen_at, row.source_schema_id))
-        level.schemas.append((row.target_id, row.last_seen_at, row.target_schema_id))
-        level.reached[row.dir].append(target if row.dir == DOWN else source)
-    return level
-
-
-def _relation(kind: RelationKind, source: NodeRef, target: NodeRef, row: Row[Any]) -> IORelation:
-    return IORelation(
-        kind=kind,
-        source=source,
-        target=target,
-        num_rows=row.num_rows,
-        num_bytes=row.num_bytes,
-        num_files=row.num_files,
-        output_types=row.types if kind is not RelationKind.INPUT else None,
-        first_seen_at=row.first_seen_at,
-        last_seen_at=row.last_seen_at,
     )

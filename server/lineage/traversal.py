@@ -11,7 +11,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from server.lineage.model import IORelation, NodeKind, NodeRef, RelationKind, SymlinkRelation
+from server.lineage.model import (
+    IORelation,
+    NodeKind,
+    NodeRef,
+    RelationKind,
+    SymlinkRelation,
+    order_key,
+)
 
 DOWN, UP = "down", "up"
 
@@ -32,7 +39,7 @@ class Traversal:
 
     def admit(self, refs: Iterable[NodeRef]) -> list[NodeRef]:
         """Add new nodes in a stable order while the budget lasts; return those added."""
-        fresh = sorted({r for r in refs if r not in self.nodes})
+        fresh = sorted({r for r in refs if r not in self.nodes}, key=order_key)
         room = self.max_nodes - len(self.nodes)
         if len(fresh) > room:
             self.truncated = True

@@ -1,0 +1,104 @@
+"""One expansion step's rows -> the nodes it reached and (lazily) the relations it found.
+
+A level's rows are kept as they came: a relation object is made only for an edge whose two
+ends the traversal admitted. Under the node cap most rows of a wide level are cut, and
+with all history at RUN granularity a level can return tens of thousands of rows.
+"""
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Row
+
+from server.lineage.model import IORelation, NodeKind, NodeRef, RelationKind
+from server.lineage.traversal import DOWN, UP, Traversal
+
+# (relation kind, source, target, the row carrying its counters and times)
+Edge = tuple[RelationKind, NodeRef, NodeRef, Sequence[Any]]
+
+
+@dataclass(slots=True)
+class Level:
+    """What one expansion step found, per direction."""
+
+    edges: list[Edge] = field(default_factory=list)
+    reached: dict[str, list[NodeRef]] = field(default_factory=lambda: defaultdict(list))
+    members: dict[str, list[NodeRef]] = field(default_factory=lambda: defaultdict(list))
+    schemas: list[tuple[int, datetime, int]] = field(default_factory=list)
+    capped: bool = False
+
+    def add_relations(self, trav: Traversal) -> None:
+        """Relations whose two ends are in the graph; the first found of a key is kept."""
+        nodes, relations = trav.nodes, trav.relations
+        for kind, source, target, row in self.edges:
+            key = (kind, source, target)
+            if source in nodes and target in nodes and key not in relations:
+                relations[key] = _relation(kind, source, target, row)
+
+
+def io_level(rows: Sequence[Sequence[Any]], kind: NodeKind, process: NodeKind) -> Level:
+    """Rows of `queries.io_level_statement`: dataset <-> process edges of one step."""
+    level = Level()
+    from_datasets = kind is NodeKind.DATASET
+    finer = not from_datasets and kind is not process  # a job's runs, a run's operations
+    reached, members, edges, schemas = level.reached, level.members, level.edges, level.schemas
+    # A level names few datasets many times (every run of a job writes the same ones).
+    datasets: dict[int, NodeRef] = {}
+    read = {DOWN: from_datasets, UP: not from_datasets}  # did the process read the dataset?
+    for row in rows:
+        direction, dataset_id, process_id, *_, last_seen_at, schema_id = row
+        dataset = datasets.get(dataset_id) or datasets.setdefault(
+            dataset_id, NodeRef(NodeKind.DATASET, dataset_id)
+        )
+        proc = NodeRef(process, process_id)
+        if schema_id is not None:
+            schemas.append((dataset_id, last_seen_at, schema_id))
+        if read[direction]:
+            edges.append((RelationKind.INPUT, dataset, proc, row))
+        else:
+            edges.append((RelationKind.OUTPUT, proc, dataset, row))
+        if from_datasets:
+            reached[direction].append(proc)
+            continue
+        reached[direction].append(dataset)
+        if finer:
+            members[direction].append(proc)
+    return level
+
+
+def dataset_level(rows: Sequence[Row[Any]]) -> Level:
+    """Rows of `queries.dataset_level_statement`: dataset -> dataset edges of one step."""
+    level = Level()
+    for row in rows:
+        source = NodeRef(NodeKind.DATASET, row.source_id)
+        target = NodeRef(NodeKind.DATASET, row.target_id)
+        level.edges.append((RelationKind.DATASET, source, target, row))
+        if row.source_schema_id is not None:
+            level.schemas.append((row.source_id, row.last_seen_at, row.source_schema_id))
+        if row.target_schema_id is not None:
+            level.schemas.append((row.target_id, row.last_seen_at, row.target_schema_id))
+        level.reached[row.dir].append(target if row.dir == DOWN else source)
+    return level
+
+
+def _relation(
+    kind: RelationKind, source: NodeRef, target: NodeRef, row: Sequence[Any]
+) -> IORelation:
+    # Both level statements end with: num_rows, num_bytes, num_files, types, first_seen_at,
+    # last_seen_at (then their schema columns).
+    num_rows, num_bytes, num_files, types, first_seen_at, last_seen_at = row[3:9]
+    output_types = types if kind is not RelationKind.INPUT else None
+    return IORelation(
+        kind,
+        source,
+        target,
+        num_rows,
+        num_bytes,
+        num_files,
+        output_types,
+        first_seen_at,
+        last_seen_at,
+    )
