@@ -241,7 +241,7 @@ class _DatasetIO:
     operation_id: Mapped[uuid.UUID] = mapped_column(primary_key=True, index=True)
     dataset_id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[uuid.UUID] = mapped_column(index=True)
-    job_id: Mapped[int] = mapped_column(index=True)
+    job_id: Mapped[int]  # indexed by _by_job
     schema_id: Mapped[int | None]
     # eventTime of the event schema_id came from: the latest schema wins.
     schema_time: Mapped[datetime | None]
@@ -271,14 +271,32 @@ def _by_dataset(table: str, *extra: str) -> Index:
     )
 
 
+def _by_job(table: str, *extra: str) -> Index:
+    """Lineage at JOB granularity walks from a job within a time window, index-only (0008)."""
+    return Index(
+        f"ix_{table}_job_seen",
+        "job_id",
+        "last_event_time",
+        postgresql_include=[
+            "dataset_id",
+            "created_at",
+            "schema_id",
+            "num_rows",
+            "num_bytes",
+            "num_files",
+            *extra,
+        ],
+    )
+
+
 class Input(_DatasetIO, Base):
     __tablename__ = "input"
-    __table_args__ = (_by_dataset("input"), PARTITIONED)
+    __table_args__ = (_by_dataset("input"), _by_job("input"), PARTITIONED)
 
 
 class Output(_DatasetIO, Base):
     __tablename__ = "output"
-    __table_args__ = (_by_dataset("output", "types"), PARTITIONED)
+    __table_args__ = (_by_dataset("output", "types"), _by_job("output", "types"), PARTITIONED)
 
     types: Mapped[int] = mapped_column(Integer, server_default="0")
 
