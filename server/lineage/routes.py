@@ -2,9 +2,9 @@
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Response
 
-from server.deps import SessionDep, get_settings
+from server.deps import SessionDep, SettingsDep
 from server.errors import NOT_FOUND
 from server.lineage import service
 from server.lineage.render import render_json
@@ -17,10 +17,8 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {404: NOT_FOUND[404]}
 _DOCUMENTED: dict[str, Any] = {"response_model": LineageResponse, "responses": _RESPONSES}
 
 
-async def _options(request: Request) -> ServerOptions:
-    # A coroutine on purpose: FastAPI runs a plain-function dependency (server.deps'
-    # SettingsDep) in a worker thread, a hand-off that costs more than a small graph.
-    return get_settings(request).server
+async def _options(settings: SettingsDep) -> ServerOptions:
+    return settings.server
 
 
 OptionsDep = Annotated[ServerOptions, Depends(_options)]
