@@ -44,13 +44,11 @@ from uuid import UUID
 
 from consumer.records import (
     ColumnLineageRecord,
-    DatasetKey,
     DatasetRecord,
     Extracted,
     IORecord,
     JobDatasetRecord,
     JobRecord,
-    LocationKey,
     LocationRecord,
     OperationRecord,
     RunRecord,
@@ -234,7 +232,7 @@ def merge_job_datasets(a: JobDatasetRecord, b: JobDatasetRecord) -> JobDatasetRe
     )
 
 
-def _by_key(records: Iterable[T], key: Callable[[T], K], combine: Callable[[T, T], T]) -> list[T]:
+def by_key(records: Iterable[T], key: Callable[[T], K], combine: Callable[[T, T], T]) -> list[T]:
     """Records merged by key, sorted by key (keys of one kind compare natively)."""
     merged: dict[K, T] = {}
     for record in records:
@@ -251,27 +249,13 @@ def _keep_first(a: T, _b: T) -> T:
 def merge(batch: Iterable[Extracted]) -> Extracted:
     """All records of a batch merged by key and sorted by key."""
     parts = list(batch)
-    every = Extracted(
-        **{f.name: [r for p in parts for r in getattr(p, f.name)] for f in fields(Extracted)}
-    )
-    return Extracted(
-        locations=_by_key(every.locations, lambda r: r.key, merge_locations),
-        datasets=_by_key(every.datasets, lambda r: r.key, _latest_format),
-        symlinks=_by_key(every.symlinks, lambda r: r.key, _greater_type),
-        jobs=_by_key(every.jobs, lambda r: r.key, merge_jobs),
-        # UUIDs hash and compare in Python code; their .int (same order) in C.
-        schemas=_by_key(every.schemas, lambda r: r.digest.int, _keep_first),
-        runs=_by_key(every.runs, lambda r: r.id.int, merge_runs),
-        operations=_by_key(every.operations, lambda r: r.id.int, merge_operations),
-        ios=_by_key(every.ios, lambda r: (r.direction, r.operation_id.int, r.dataset), merge_ios),
-        column_lineage=_by_key(
-            every.column_lineage,
-            lambda r: (r.operation_id.int, r.source, r.source_column, r.target, r.target_column),
-            _merge_column_lineage,
-        ),
-        job_datasets=_by_key(every.job_datasets, lambda r: r.key, merge_job_datasets),
-        users=sorted({*every.users, *(r.user for r in every.runs if r.user)}),
-    )
+    every = {f.name: [r for p in parts for r in getattr(p, f.name)] for f in fields(Extracted)}
+    merged: dict[str, Any] = {
+        name: by_key(every[name], key, combine) for name, (key, combine) in RULES.items()
+    }
+    # Every user any run record names, not only those the merged runs keep.
+    merged["users"] = sorted({*every["users"], *(r.user for r in every["runs"] if r.user)})
+    return Extracted(**merged)
 
 
 def _latest_format(a: DatasetRecord, b: DatasetRecord) -> DatasetRecord:
@@ -302,45 +286,20 @@ def _merge_column_lineage(a: ColumnLineageRecord, b: ColumnLineageRecord) -> Col
     )
 
 
-def rekey(batch: Extracted, canon: dict[LocationKey, LocationKey]) -> Extracted:
-    """The batch with location keys replaced by their canonical keys, merged again.
-
-    Used when alias resolution shows two keys of one batch are the same location,
-    so that no statement touches one row twice.
-    """
-
-    def ds(key: DatasetKey) -> DatasetKey:
-        loc = canon.get((key[0], key[1]), (key[0], key[1]))
-        return (loc[0], loc[1], key[2])
-
-    job = ds  # job keys have the same (location type, location name, name) shape
-
-    out = Extracted(
-        locations=[
-            replace(r, type=canon.get(r.key, r.key)[0], name=canon.get(r.key, r.key)[1])
-            for r in batch.locations
-        ],
-        datasets=[replace(r, location=canon.get(r.location, r.location)) for r in batch.datasets],
-        symlinks=[replace(r, source=ds(r.source), target=ds(r.target)) for r in batch.symlinks],
-        jobs=[
-            replace(
-                r,
-                location=canon.get(r.location, r.location),
-                parent=job(r.parent) if r.parent else None,
-            )
-            for r in batch.jobs
-        ],
-        schemas=batch.schemas,
-        runs=[replace(r, job=job(r.job)) for r in batch.runs],
-        operations=batch.operations,
-        ios=[replace(r, job=job(r.job), dataset=ds(r.dataset)) for r in batch.ios],
-        column_lineage=[
-            replace(r, job=job(r.job), source=ds(r.source), target=ds(r.target))
-            for r in batch.column_lineage
-        ],
-        job_datasets=[
-            replace(r, job=job(r.job), dataset=ds(r.dataset)) for r in batch.job_datasets
-        ],
-        users=batch.users,
-    )
-    return merge([out])
+# Per record kind: the merge key and the rule that combines two records of one key.
+# UUIDs hash and compare in Python code; their .int (same order) in C.
+RULES: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]] = {
+    "locations": (lambda r: r.key, merge_locations),
+    "datasets": (lambda r: r.key, _latest_format),
+    "symlinks": (lambda r: r.key, _greater_type),
+    "jobs": (lambda r: r.key, merge_jobs),
+    "schemas": (lambda r: r.digest.int, _keep_first),
+    "runs": (lambda r: r.id.int, merge_runs),
+    "operations": (lambda r: r.id.int, merge_operations),
+    "ios": (lambda r: (r.direction, r.operation_id.int, r.dataset), merge_ios),
+    "column_lineage": (
+        lambda r: (r.operation_id.int, r.source, r.source_column, r.target, r.target_column),
+        _merge_column_lineage,
+    ),
+    "job_datasets": (lambda r: r.key, merge_job_datasets),
+}

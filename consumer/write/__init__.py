@@ -11,8 +11,8 @@ from datetime import datetime
 import asyncpg
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from consumer.merge import rekey
 from consumer.records import Extracted, LocationKey
+from consumer.rekey import rekey
 from consumer.write import dimensions, timeseries
 from consumer.write.dimensions import IdCache
 from consumer.write.partitions import Partitions, months
