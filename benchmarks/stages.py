@@ -29,9 +29,9 @@ from consumer.decode import Reject, decode
 from consumer.extract import extract
 from consumer.merge import merge
 from consumer.records import Extracted
-from consumer.runtime import tune_gc
 from consumer.write import Writer
 from shared.db import create_engine
+from shared.runtime import tune_gc
 from shared.settings import DatabaseSettings
 
 BATCH = 2000

@@ -3,9 +3,9 @@
 import asyncio
 
 from consumer.app import create_app
-from consumer.runtime import tune_gc
 from consumer.settings import ConsumerSettings
 from shared.logs import configure_logging
+from shared.runtime import tune_gc
 
 
 def main() -> None:

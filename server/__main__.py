@@ -5,13 +5,16 @@ import uvicorn
 from server.app import create_app
 from server.observability import configure_logging
 from server.settings import ServerSettings
+from shared.runtime import tune_gc
 
 
 def main() -> None:
     settings = ServerSettings()
     configure_logging(settings.log)
+    app = create_app(settings)
+    tune_gc()
     uvicorn.run(
-        create_app(settings),
+        app,
         host=settings.server.host,
         port=settings.server.port,
         log_config=None,  # our root handler formats every line, with the request id

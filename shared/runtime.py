@@ -1,0 +1,21 @@
+"""Process-wide settings of the Python runtime, for the consumer and the server processes."""
+
+import gc
+
+# Allocations (net) between young-generation collections; CPython's default is 700.
+YOUNG_THRESHOLD = 100_000
+
+
+def tune_gc() -> None:
+    """Collect cycles rarely; leave the start-up heap out of every later collection.
+
+    Both processes allocate millions of short-lived, acyclic objects (parsed JSON,
+    records, result rows) that reference counting frees at once; with the default
+    threshold the cycle collector still ran every 700 allocations and rescanned every
+    surviving object: ~45% of the consumer's decode/extract/merge CPU, and the
+    server's latency tail (benchmarks/README.md). Frozen objects (modules, settings,
+    the app built at start-up) are never scanned again.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(YOUNG_THRESHOLD, 20, 20)
