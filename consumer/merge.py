@@ -258,7 +258,7 @@ def merge(batch: Iterable[Extracted]) -> Extracted:
     return Extracted(**merged)
 
 
-def _latest_format(a: DatasetRecord, b: DatasetRecord) -> DatasetRecord:
+def _greater_format(a: DatasetRecord, b: DatasetRecord) -> DatasetRecord:
     if b.format is None or b.format == a.format:
         return a  # the common case: the same dataset again
     return replace(a, format=greatest(a.format, b.format))
@@ -290,7 +290,7 @@ def _merge_column_lineage(a: ColumnLineageRecord, b: ColumnLineageRecord) -> Col
 # UUIDs hash and compare in Python code; their .int (same order) in C.
 RULES: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]] = {
     "locations": (lambda r: r.key, merge_locations),
-    "datasets": (lambda r: r.key, _latest_format),
+    "datasets": (lambda r: r.key, _greater_format),
     "symlinks": (lambda r: r.key, _greater_type),
     "jobs": (lambda r: r.key, merge_jobs),
     "schemas": (lambda r: r.digest.int, _keep_first),

@@ -85,15 +85,15 @@ def latest(fields: tuple[str, ...], table: str, ranked: dict[str, str]) -> str:
     return ",\n  ".join([*sets, f"field_times = ARRAY[{times}]::timestamptz[]"])
 
 
-def _times_array(first: int, count: int) -> tuple[str, str]:
-    """unnest() arguments for `count` per-field time columns from parameter $first on,
-    and the SELECT expression that packs them into one field_times array."""
+def _times_array(first: int, count: int) -> tuple[str, str, str]:
+    """For `count` per-field time columns from parameter $first on: the unnest() arguments,
+    their column names, and the SELECT expression packing them into one field_times array."""
     params = ", ".join(f"${n}::timestamptz[]" for n in range(first, first + count))
-    names = [f"t{n}" for n in range(count)]
-    return params, f"ARRAY[{', '.join(names)}]::timestamptz[]"
+    names = ", ".join(f"t{n}" for n in range(count))
+    return params, names, f"ARRAY[{names}]::timestamptz[]"
 
 
-_RUN_TIMES, _RUN_TIMES_ARRAY = _times_array(18, len(RUN_FIELDS))
+_RUN_TIMES, _RUN_TIME_NAMES, _RUN_TIMES_ARRAY = _times_array(18, len(RUN_FIELDS))
 _RUN_COLUMNS = """created_at, id, job_id, parent_run_id, status, started_at, ended_at,
   started_by_user_id, start_reason, ended_reason, external_id, attempt, running_log_url,
   persistent_log_url, last_event_time, root_run_id, checkpoints"""
@@ -105,7 +105,7 @@ FROM unnest($1::timestamptz[], $2::uuid[], $3::bigint[], $4::uuid[], $5::smallin
   $6::timestamptz[], $7::timestamptz[], $8::bigint[], $9::text[], $10::text[], $11::text[],
   $12::int[], $13::text[], $14::text[], $15::timestamptz[], $16::uuid[], $17::jsonb[],
   {_RUN_TIMES})
-  AS u({_RUN_COLUMNS}, {", ".join(f"t{n}" for n in range(len(RUN_FIELDS)))})
+  AS u({_RUN_COLUMNS}, {_RUN_TIME_NAMES})
 ON CONFLICT (created_at, id) DO UPDATE SET
   status = GREATEST(r.status, excluded.status),
   started_at = LEAST(r.started_at, excluded.started_at),
@@ -115,7 +115,9 @@ ON CONFLICT (created_at, id) DO UPDATE SET
   last_event_time = GREATEST(r.last_event_time, excluded.last_event_time)
 """  # noqa: S608 - constant column names only; every value is a bound parameter
 
-_OPERATION_TIMES, _OPERATION_TIMES_ARRAY = _times_array(15, len(OPERATION_FIELDS))
+_OPERATION_TIMES, _OPERATION_TIME_NAMES, _OPERATION_TIMES_ARRAY = _times_array(
+    15, len(OPERATION_FIELDS)
+)
 _OPERATION_COLUMNS = """created_at, id, run_id, name, type, status, position, "group",
   description, sql_query, started_at, ended_at, last_event_time, ended_reason"""
 
@@ -125,7 +127,7 @@ SELECT {_OPERATION_COLUMNS}, {_OPERATION_TIMES_ARRAY}
 FROM unnest($1::timestamptz[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
   $6::smallint[], $7::int[], $8::text[], $9::text[], $10::text[], $11::timestamptz[],
   $12::timestamptz[], $13::timestamptz[], $14::text[], {_OPERATION_TIMES})
-  AS u({_OPERATION_COLUMNS}, {", ".join(f"t{n}" for n in range(len(OPERATION_FIELDS)))})
+  AS u({_OPERATION_COLUMNS}, {_OPERATION_TIME_NAMES})
 ON CONFLICT (created_at, id) DO UPDATE SET
   status = GREATEST(o.status, excluded.status),
   started_at = LEAST(o.started_at, excluded.started_at),
