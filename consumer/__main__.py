@@ -1,11 +1,9 @@
 """`threadline-consumer`: read OpenLineage events from Kafka into PostgreSQL."""
 
-import asyncio
-
 from consumer.app import create_app
 from consumer.settings import ConsumerSettings
 from shared.logs import configure_logging
-from shared.runtime import tune_gc
+from shared.runtime import run, tune_gc
 
 
 def main() -> None:
@@ -13,7 +11,7 @@ def main() -> None:
     configure_logging(settings.log)
     app = create_app(settings)
     tune_gc()
-    asyncio.run(app.run())
+    run(app.run())
 
 
 if __name__ == "__main__":

@@ -20,6 +20,9 @@ def main() -> None:
         log_config=None,  # our root handler formats every line, with the request id
         access_log=False,  # RequestContextMiddleware logs each request itself
         proxy_headers=True,
+        # The C event loop and HTTP parser (benchmarks/README.md, "Optimisations applied").
+        loop="uvloop",
+        http="httptools",
     )
 
 

@@ -3,12 +3,9 @@
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
-from sqlalchemy import event
-from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.auth import make_auth_dependency
@@ -37,27 +34,44 @@ FEATURE_ROUTERS: tuple[APIRouter, ...] = (
 )
 
 
-def _read_only(engine: AsyncEngine) -> AsyncEngine:
-    """Every transaction of this engine is READ ONLY: a second guard behind the role's grants."""
-
-    @event.listens_for(engine.sync_engine, "connect")
-    def _set_read_only(dbapi_connection: Any, _: Any) -> None:
-        # On the raw asyncpg connection, outside any transaction: a SET inside SQLAlchemy's
-        # implicit transaction would only apply from the next one, and a rollback undoes it.
-        dbapi_connection.run_async(
-            lambda conn: conn.execute("SET SESSION default_transaction_read_only = on")
-        )
-
-    return engine
+# Every connection of the read engines is READ ONLY, a second guard behind the role's
+# grants. Sent at connect time: no round trip per request, and no transaction to undo it.
+READ_ONLY = {"default_transaction_read_only": "on"}
+# Lineage queries are many small index lookups: a parallel plan's worker start-up (tens of
+# ms) and JIT compilation cost far more than they save. Generic plans: the statements are
+# prepared once per connection, and re-planning them for every call (many partitions, many
+# indexes) costs more than the queries themselves. Catalogue pages keep the defaults.
+LINEAGE_TUNING = {
+    **READ_ONLY,
+    "max_parallel_workers_per_gather": "0",
+    "jit": "off",
+    "plan_cache_mode": "force_generic_plan",
+}
 
 
 def _databases(settings: ServerSettings) -> Databases:
-    reader = _read_only(create_engine(settings.database, application_name=APPLICATION_NAME))
+    # Catalogue requests keep a transaction: name search sets LOCAL planner settings.
+    reader = create_engine(
+        settings.database, application_name=APPLICATION_NAME, parameters=READ_ONLY
+    )
+    # A lineage request is only reads, each statement its own snapshot: no transaction.
+    lineage = create_engine(
+        settings.database,
+        application_name=f"{APPLICATION_NAME}-lineage",
+        parameters=LINEAGE_TUNING,
+        autocommit=True,
+    )
     admin = None
     if settings.server.admin_database_url is not None:
         admin_db = settings.database.model_copy(update={"url": settings.server.admin_database_url})
         admin = create_engine(admin_db, application_name=f"{APPLICATION_NAME}-admin")
-    return Databases(reader=reader, reader_sessions=create_sessionmaker(reader), admin=admin)
+    return Databases(
+        reader=reader,
+        reader_sessions=create_sessionmaker(reader),
+        lineage=lineage,
+        lineage_sessions=create_sessionmaker(lineage),
+        admin=admin,
+    )
 
 
 class TimeoutMiddleware:
@@ -113,9 +127,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
-        await databases.reader.dispose()
-        if databases.admin is not None:
-            await databases.admin.dispose()
+        await databases.dispose()
 
     app = FastAPI(
         title="Threadline",

@@ -17,11 +17,19 @@ from server.settings import ServerSettings
 
 @dataclass(frozen=True, slots=True)
 class Databases:
-    """The read-only engine every endpoint uses, and the optional writing one for admin."""
+    """The read-only engines (catalogue; lineage, tuned for graph walks) and the optional
+    writing one for admin."""
 
     reader: AsyncEngine
     reader_sessions: async_sessionmaker[AsyncSession]
+    lineage: AsyncEngine
+    lineage_sessions: async_sessionmaker[AsyncSession]
     admin: AsyncEngine | None
+
+    async def dispose(self) -> None:
+        for engine in (self.reader, self.lineage, self.admin):
+            if engine is not None:
+                await engine.dispose()
 
 
 def _databases(request: Request) -> Databases:
@@ -40,6 +48,12 @@ async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
         yield session
 
 
+async def get_lineage_session(request: Request) -> AsyncIterator[AsyncSession]:
+    """A session on the read-only engine tuned for lineage graph walks (autocommit)."""
+    async with _databases(request).lineage_sessions() as session:
+        yield session
+
+
 async def get_admin_engine(request: Request) -> AsyncEngine:
     engine = _databases(request).admin
     if engine is None:
@@ -48,5 +62,6 @@ async def get_admin_engine(request: Request) -> AsyncEngine:
 
 
 SessionDep = Annotated[AsyncSession, Depends(get_session)]
+LineageSessionDep = Annotated[AsyncSession, Depends(get_lineage_session)]
 SettingsDep = Annotated[ServerSettings, Depends(get_settings)]
 AdminEngineDep = Annotated[AsyncEngine, Depends(get_admin_engine)]

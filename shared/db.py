@@ -1,5 +1,8 @@
 """Engine and session factories over `DatabaseSettings`."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -10,11 +13,24 @@ from sqlalchemy.ext.asyncio import (
 from shared.settings import DatabaseSettings
 
 
-def create_engine(settings: DatabaseSettings, *, application_name: str) -> AsyncEngine:
-    """An asyncpg engine with the configured pool and a per-statement timeout."""
-    server_settings = {"application_name": application_name}
+def create_engine(
+    settings: DatabaseSettings,
+    *,
+    application_name: str,
+    parameters: Mapping[str, str] | None = None,
+    autocommit: bool = False,
+) -> AsyncEngine:
+    """An asyncpg engine with the configured pool and a per-statement timeout.
+
+    `parameters` are PostgreSQL settings sent in each connection's start-up packet, so
+    they cost no round trip. `autocommit` drops the BEGIN and ROLLBACK round trips around
+    every session: for readers, whose statements see a fresh snapshot each under READ
+    COMMITTED anyway.
+    """
+    server_settings = {"application_name": application_name, **(parameters or {})}
     if settings.statement_timeout_ms:
         server_settings["statement_timeout"] = str(settings.statement_timeout_ms)
+    options: dict[str, Any] = {"isolation_level": "AUTOCOMMIT"} if autocommit else {}
     return create_async_engine(
         settings.url.get_secret_value(),
         pool_size=settings.pool_size,
@@ -22,6 +38,7 @@ def create_engine(settings: DatabaseSettings, *, application_name: str) -> Async
         pool_pre_ping=True,
         echo=settings.echo,
         connect_args={"server_settings": server_settings},
+        **options,
     )
 
 

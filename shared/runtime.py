@@ -1,6 +1,12 @@
 """Process-wide settings of the Python runtime, for the consumer and the server processes."""
 
 import gc
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import uvloop
+
+T = TypeVar("T")
 
 # Allocations (net) between young-generation collections; CPython's default is 700.
 YOUNG_THRESHOLD = 100_000
@@ -19,3 +25,13 @@ def tune_gc() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG_THRESHOLD, 20, 20)
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """Run a process's main coroutine on uvloop's event loop.
+
+    Both processes are I/O loops around asyncpg and a Kafka or HTTP socket: uvloop's
+    libuv loop (written in C) cut the server's per-request CPU and the consumer's
+    client overhead (benchmarks/README.md, "Optimisations applied").
+    """
+    return uvloop.run(main)

@@ -165,21 +165,6 @@ def dataset_level_statement(directions: tuple[str, ...]) -> TextClause:
     return text(" UNION ALL ".join(parts) + " LIMIT :row_limit")
 
 
-# Lineage queries are many small index lookups: a parallel plan's worker start-up (tens of
-# ms) and JIT compilation cost far more than they save, so both are off for the transaction.
-# Generic plans: the statements are prepared once per connection and re-planning them for
-# every call (many partitions, many indexes) costs more than the queries themselves.
-_TUNE = text(
-    "SELECT set_config('max_parallel_workers_per_gather', '0', true),"
-    " set_config('jit', 'off', true),"
-    " set_config('plan_cache_mode', 'force_generic_plan', true)"
-)
-
-
-async def tune_session(session: AsyncSession) -> None:
-    await session.execute(_TUNE)
-
-
 def _level_params(
     frontier: dict[str, list[NodeId]], window: TimeWindow, row_limit: int
 ) -> dict[str, Any]:

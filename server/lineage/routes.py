@@ -4,7 +4,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Response
 
-from server.deps import SessionDep, SettingsDep
+from server.deps import LineageSessionDep, SettingsDep
 from server.errors import NOT_FOUND
 from server.lineage import service
 from server.lineage.render import render_json
@@ -26,13 +26,15 @@ OptionsDep = Annotated[ServerOptions, Depends(_options)]
 
 @router.get("", summary="Lineage graph around start nodes", **_DOCUMENTED)
 async def get_lineage(
-    query: Annotated[LineageQuery, Query()], session: SessionDep, options: OptionsDep
+    query: Annotated[LineageQuery, Query()], session: LineageSessionDep, options: OptionsDep
 ) -> Response:
     graph = await service.get_lineage(session, query.to_request(options))
     return Response(render_json(graph), media_type="application/json")
 
 
 @router.post("", summary="Lineage graph around many start nodes (JSON body)", **_DOCUMENTED)
-async def post_lineage(body: LineageQuery, session: SessionDep, options: OptionsDep) -> Response:
+async def post_lineage(
+    body: LineageQuery, session: LineageSessionDep, options: OptionsDep
+) -> Response:
     graph = await service.get_lineage(session, body.to_request(options))
     return Response(render_json(graph), media_type="application/json")

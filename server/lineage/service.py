@@ -34,7 +34,6 @@ ROWS_PER_NODE = 20
 
 async def get_lineage(session: AsyncSession, request: LineageRequest) -> LineageGraph:
     """The lineage graph around the start nodes (NotFoundError if one does not exist)."""
-    await queries.tune_session(session)
     trav = Traversal(request.max_nodes)
     start = trav.admit(NodeRef(request.start_kind, i) for i in request.start_ids)
     await _follow_symlinks(session, trav, start)

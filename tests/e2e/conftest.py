@@ -130,7 +130,7 @@ async def pipeline(
             )
     finally:
         await consumer.stop()
-        await server.state.databases.reader.dispose()
+        await server.state.databases.dispose()
         await delete_topics(bootstrap, topic)
 
 

@@ -51,9 +51,7 @@ async def open_client(settings: ServerSettings) -> AsyncIterator[httpx.AsyncClie
         async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as client:
             yield client
     finally:
-        await app.state.databases.reader.dispose()
-        if app.state.databases.admin is not None:
-            await app.state.databases.admin.dispose()
+        await app.state.databases.dispose()
 
 
 def reader_url(database_url: str, services: Services) -> str:

@@ -67,7 +67,7 @@ async def main(url: str) -> None:
         await _case(client, "RUN", 3, None)  # warm the pool and the plan caches
         for case in CASES:
             sys.stdout.write(await _case(client, *case))
-    await app.state.databases.reader.dispose()
+    await app.state.databases.dispose()
 
 
 if __name__ == "__main__":

@@ -118,7 +118,7 @@ async def test_every_log_line_carries_the_request_id(
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
         await client.get("/test-only/log", headers={"X-Request-ID": "req-7"})
         await client.get("/v1/runs/nope", headers={"X-Request-ID": "req-8"})
-    await app.state.databases.reader.dispose()
+    await app.state.databases.dispose()
     # httpx logs on the client side of the test, outside any request.
     lines = [orjson.loads(line) for line in log_stream.getvalue().splitlines()]
     lines = [line for line in lines if line["logger"] != "httpx"]
@@ -160,7 +160,7 @@ async def test_slow_request_is_a_504_problem(database_url: str) -> None:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
         response = await client.get("/test-only/slow")
-    await app.state.databases.reader.dispose()
+    await app.state.databases.dispose()
     assert (response.status_code, response.headers["content-type"]) == (504, PROBLEM)
 
 

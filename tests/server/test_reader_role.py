@@ -54,13 +54,34 @@ async def test_reader_role_cannot_write(
         await engine.dispose()
 
 
-async def test_server_engine_is_read_only_even_as_owner(database_url: str) -> None:
+@pytest.mark.parametrize("engine_name", ["reader", "lineage"])
+async def test_server_engines_are_read_only_even_as_owner(
+    database_url: str, engine_name: str
+) -> None:
     app = create_app(server_settings(database_url))
-    engine = app.state.databases.reader
+    engine = getattr(app.state.databases, engine_name)
     try:
         async with engine.connect() as conn:
             with pytest.raises(DBAPIError) as caught:
                 await conn.execute(text("INSERT INTO user_account (name) VALUES ('owner-write')"))
         assert getattr(caught.value.orig, "sqlstate", None) == "25006"  # read_only_sql_transaction
     finally:
-        await engine.dispose()
+        await app.state.databases.dispose()
+
+
+async def test_lineage_engine_is_tuned_at_connect(database_url: str) -> None:
+    """The lineage settings arrive in the start-up packet: no statement per request sets them."""
+    app = create_app(server_settings(database_url))
+    try:
+        async with app.state.databases.lineage.connect() as conn:
+            shown = (
+                await conn.execute(
+                    text(
+                        "SELECT current_setting('plan_cache_mode'), current_setting('jit'),"
+                        " current_setting('max_parallel_workers_per_gather')"
+                    )
+                )
+            ).one()
+        assert tuple(shown) == ("force_generic_plan", "off", "0")
+    finally:
+        await app.state.databases.dispose()
