@@ -28,6 +28,8 @@ class Level:
     reached: dict[str, list[NodeRef]] = field(default_factory=lambda: defaultdict(list))
     members: dict[str, list[NodeRef]] = field(default_factory=lambda: defaultdict(list))
     schemas: list[tuple[int, datetime, int]] = field(default_factory=list)
+    # (from_dataset_id, to_dataset_id, type) reachable from the datasets reached
+    symlinks: Sequence[Row[Any]] = ()
     capped: bool = False
 
     def add_relations(self, trav: Traversal) -> None:
@@ -49,7 +51,9 @@ def io_level(rows: Sequence[Sequence[Any]], kind: NodeKind, process: NodeKind) -
     datasets: dict[int, NodeRef] = {}
     read = {DOWN: from_datasets, UP: not from_datasets}  # did the process read the dataset?
     for row in rows:
-        direction, dataset_id, process_id, *_, last_seen_at, schema_id = row
+        # By position (see _relation); symlink columns may follow.
+        direction, dataset_id, process_id = row[0], row[1], row[2]
+        last_seen_at, schema_id = row[8], row[9]
         dataset = datasets.get(dataset_id) or datasets.setdefault(
             dataset_id, NodeRef(NodeKind.DATASET, dataset_id)
         )

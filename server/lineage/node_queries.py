@@ -22,23 +22,34 @@ async def _rows(session: AsyncSession, stmt: TextClause, **params: Any) -> Seque
     return rows
 
 
-# Every symlink reachable from the given datasets, in one round trip: the caller admits
-# them hop by hop. The consumer writes both directions, so following `from` finds them all.
-# OFFSET 0 keeps each step a lookup in the (from, to) unique index: joined freely, the
-# generic plan hashes the whole symlink table, several times the cost for a few datasets.
-_SYMLINK_CLOSURE = text("""
-WITH RECURSIVE reach(id) AS (
-    SELECT unnest(CAST(:ids AS bigint[]))
+# Every symlink reachable from the datasets `{seeds}` selects, as CTEs ending in `links`:
+# the caller admits them hop by hop. The consumer writes both directions, so following
+# `from` finds them all. OFFSET 0 keeps each step a lookup in the (from, to) unique index:
+# joined freely, the generic plan hashes the whole symlink table, several times the cost
+# for a few datasets. Also run together with a lineage level (queries.py).
+SYMLINK_CLOSURE_CTES = """
+reach(id) AS (
+    {seeds}
     UNION
     SELECT l.to_dataset_id FROM reach CROSS JOIN LATERAL (
         SELECT to_dataset_id FROM dataset_symlink WHERE from_dataset_id = reach.id OFFSET 0
     ) AS l
+),
+links AS (
+    SELECT l.* FROM reach CROSS JOIN LATERAL (
+        SELECT from_dataset_id, to_dataset_id, type FROM dataset_symlink
+        WHERE from_dataset_id = reach.id OFFSET 0
+    ) AS l
+)"""
+_CLOSURE_OF_IDS = """
+WITH RECURSIVE {ctes}
+SELECT * FROM links
+"""
+_SYMLINK_CLOSURE = text(
+    _CLOSURE_OF_IDS.format(
+        ctes=SYMLINK_CLOSURE_CTES.format(seeds="SELECT unnest(CAST(:ids AS bigint[]))")
+    )
 )
-SELECT l.* FROM reach CROSS JOIN LATERAL (
-    SELECT from_dataset_id, to_dataset_id, type FROM dataset_symlink
-    WHERE from_dataset_id = reach.id OFFSET 0
-) AS l
-""")
 
 
 async def list_symlink_closure(session: AsyncSession, dataset_ids: list[int]) -> Sequence[Row[Any]]:

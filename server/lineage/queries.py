@@ -27,6 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.lineage.model import NodeId, NodeKind, TimeWindow
+from server.lineage.node_queries import SYMLINK_CLOSURE_CTES
 from shared.models import ColumnLineage
 
 COLUMN_LINEAGE: Table = ColumnLineage.__table__  # type: ignore[assignment]
@@ -114,11 +115,40 @@ def _io_select(part: IOPart) -> str:
     return _IO_PROBED.format(table=part.table, group=part.group, aggregate=aggregate)
 
 
+# A level that reaches datasets brings their symlink closure in the same round trip: its
+# own rows, then one row per symlink (FULL JOIN ... ON false stacks the two, each with its
+# own columns and types, NULL in the other's). `dir` is NULL exactly on the symlink rows.
+_WITH_SYMLINKS = """
+WITH RECURSIVE level AS MATERIALIZED ({level}), {ctes}
+SELECT level.*, links.* FROM level FULL JOIN links ON false
+"""
+_LEVEL_SEEDS = "SELECT {reached} FROM level"
+
+
+@dataclass(frozen=True, slots=True)
+class LevelRows:
+    """A level's rows and the symlinks (from_dataset_id, to_dataset_id, type) reachable
+    from the datasets it reached."""
+
+    rows: list[Row[Any]]
+    symlinks: list[Row[Any]]
+
+
+def _with_symlinks(level: str, reached: str) -> TextClause:
+    ctes = SYMLINK_CLOSURE_CTES.format(seeds=_LEVEL_SEEDS.format(reached=reached))
+    return text(_WITH_SYMLINKS.format(level=level, ctes=ctes))
+
+
 @cache
 def io_level_statement(parts: tuple[IOPart, ...]) -> TextClause:
-    """Inputs/outputs of a frontier aggregated per (dataset, process); one part per direction."""
+    """Inputs/outputs of a frontier aggregated per (dataset, process); one part per direction.
+
+    From processes, the level reaches datasets: their symlinks come with it."""
     # No ORDER BY: the service orders what it keeps; the LIMIT only bounds a runaway level.
-    return text(" UNION ALL ".join(_io_select(p) for p in parts) + " LIMIT :row_limit")
+    level = " UNION ALL ".join(_io_select(p) for p in parts) + " LIMIT :row_limit"
+    if all(p.where == "dataset_id" for p in parts):
+        return text(level)
+    return _with_symlinks(level, "dataset_id")
 
 
 # Dataset -> dataset through one operation. Inputs and outputs of an operation share its
@@ -153,7 +183,8 @@ GROUP BY i.dataset_id, o.dataset_id
 
 @cache
 def dataset_level_statement(directions: tuple[str, ...]) -> TextClause:
-    """Dataset -> dataset edges through operations that read one and wrote the other."""
+    """Dataset -> dataset edges through operations that read one and wrote the other, with
+    the symlinks of the datasets reached."""
     parts = []
     for direction in directions:
         near, far, near_table, far_table = _DATASET_SIDES[direction]
@@ -162,7 +193,8 @@ def dataset_level_statement(directions: tuple[str, ...]) -> TextClause:
                 dir=direction, near=near, far=far, near_table=near_table, far_table=far_table
             )
         )
-    return text(" UNION ALL ".join(parts) + " LIMIT :row_limit")
+    level = " UNION ALL ".join(parts) + " LIMIT :row_limit"
+    return _with_symlinks(level, f"CASE dir WHEN '{DOWN}' THEN target_id ELSE source_id END")
 
 
 def _level_params(
@@ -177,10 +209,9 @@ async def list_io_level(
     frontier: dict[str, list[NodeId]],
     window: TimeWindow,
     row_limit: int,
-) -> Sequence[Row[Any]]:
+) -> LevelRows:
     params = _level_params(frontier, window, row_limit)
-    rows: Sequence[Row[Any]] = (await session.execute(io_level_statement(parts), params)).all()
-    return rows
+    return _split((await session.execute(io_level_statement(parts), params)).all())
 
 
 async def list_dataset_level(
@@ -188,11 +219,18 @@ async def list_dataset_level(
     frontier: dict[str, list[NodeId]],
     window: TimeWindow,
     row_limit: int,
-) -> Sequence[Row[Any]]:
+) -> LevelRows:
     stmt = dataset_level_statement(tuple(frontier))
     params = _level_params(frontier, window, row_limit)
-    rows: Sequence[Row[Any]] = (await session.execute(stmt, params)).all()
-    return rows
+    return _split((await session.execute(stmt, params)).all())
+
+
+def _split(rows: Sequence[Row[Any]]) -> LevelRows:
+    level: list[Row[Any]] = []
+    symlinks: list[Row[Any]] = []
+    for row in rows:
+        (level if row.dir is not None else symlinks).append(row)
+    return LevelRows(level, symlinks)
 
 
 @cache

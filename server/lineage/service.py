@@ -8,7 +8,10 @@ level. Symlinks and parent relations never cost a level. The node cap stops the 
 """
 
 from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
 
+from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.lineage import node_queries, queries
@@ -82,7 +85,7 @@ async def _expand(
         level.add_relations(trav)
         for dataset_id, seen, schema_id in level.schemas:
             trav.note_schema(dataset_id, seen, schema_id)
-        await _follow_symlinks(session, trav, admitted)
+        _admit_symlinks(trav, admitted, level.symlinks)
         trav.truncated |= level.capped
         frontier = {d: trav.claim(d, level.reached.get(d, ())) for d in frontier}
         kind = _next_kind(request.granularity, kind)
@@ -95,16 +98,21 @@ def _next_kind(granularity: Granularity, kind: NodeKind) -> NodeKind:
 
 
 async def _follow_symlinks(session: AsyncSession, trav: Traversal, refs: list[NodeRef]) -> None:
-    """Add symlinked datasets (and theirs, transitively) without spending a level.
+    """Add symlinked datasets (and theirs, transitively) without spending a level."""
+    datasets = sorted(int(r.id) for r in refs if r.kind is NodeKind.DATASET)
+    if datasets:
+        _admit_symlinks(trav, refs, await node_queries.list_symlink_closure(session, datasets))
 
-    One query returns every symlink reachable from `refs`; they are then admitted hop by
-    hop in the same order (and under the same cap) as one query per hop would.
-    """
+
+def _admit_symlinks(trav: Traversal, refs: list[NodeRef], closure: Sequence[Row[Any]]) -> None:
+    """Admit the symlinked datasets of `refs` from `closure`, the symlink rows reachable from
+    them (or from more datasets), hop by hop in the same order and under the same cap as one
+    query per hop would."""
     pending = sorted(int(r.id) for r in refs if r.kind is NodeKind.DATASET)
-    if not pending:
+    if not pending or not closure:
         return
     links: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for row in await node_queries.list_symlink_closure(session, pending):
+    for row in closure:
         links[row.from_dataset_id].append((row.to_dataset_id, row.type))
     while pending:
         hop = [(source, *link) for source in pending for link in links.get(source, ())]
@@ -125,14 +133,15 @@ async def _level(
     }
     row_limit = ROWS_PER_NODE * request.max_nodes + 1
     if request.granularity is Granularity.DATASET:
-        rows = await queries.list_dataset_level(session, ids, request.window, row_limit)
-        level = dataset_level(rows)
+        found = await queries.list_dataset_level(session, ids, request.window, row_limit)
+        level = dataset_level(found.rows)
     else:
         process = NodeKind(request.granularity.value)
         parts = _io_parts(kind, process, tuple(ids))
-        rows = await queries.list_io_level(session, parts, ids, request.window, row_limit)
-        level = io_level(rows, kind, process)
-    level.capped = len(rows) >= row_limit
+        found = await queries.list_io_level(session, parts, ids, request.window, row_limit)
+        level = io_level(found.rows, kind, process)
+    level.symlinks = found.symlinks
+    level.capped = len(found.rows) >= row_limit
     return level
 
 
