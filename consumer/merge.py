@@ -25,7 +25,9 @@ order, any duplication and any split into batches give the same rows.
 
 Jobs and datasets are dimensions without event times: a job's type is a known
 type over UNKNOWN (then the greater), its parent the greatest by natural key (a
-task's DAG, a Spark job's application: it does not change between events).
+task's DAG, a Spark job's application: it does not change between events), a
+dataset's format (the storage facet's file format, else its storage layer,
+lower-cased) the greatest by code point: one table is written in one format.
 
 Why per-field times: with one time per row "the latest non-null" depends on
 arrival order. Events at t1 (user A), t3 (no user) and t2 (user B): t1, t3, t2

@@ -79,20 +79,39 @@ def _location(ns: Namespace) -> LocationRecord:
     return LocationRecord(ns.location_type, ns.location_name, frozenset(ns.addresses))
 
 
-def dataset_key(out: Extracted, namespace: str, name: str) -> DatasetKey:
+def dataset_key(
+    out: Extracted, namespace: str, name: str, file_format: str | None = None
+) -> DatasetKey:
     """Record a dataset (and its location) by its OpenLineage namespace and name."""
-    location, record, key = _dataset(namespace, name)
+    location, record, key = _dataset(namespace, name, file_format)
     out.locations.append(location)
     out.datasets.append(record)
     return key
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def _dataset(namespace: str, name: str) -> tuple[LocationRecord, DatasetRecord, DatasetKey]:
+def _dataset(
+    namespace: str, name: str, file_format: str | None
+) -> tuple[LocationRecord, DatasetRecord, DatasetKey]:
     location = dataset_location(namespace)
     normal = normalize_dataset_name(location.type, name)
-    record = DatasetRecord(location.key, key_part(normal, "dataset name"))
+    record = DatasetRecord(location.key, key_part(normal, "dataset name"), file_format)
     return location, record, record.key
+
+
+# Longer is not a format name but a producer's free text; it is not stored.
+MAX_FORMAT_LENGTH = 100
+
+
+def dataset_format(dataset: Json) -> str | None:
+    """The storage facet's file format (parquet, orc, ...), else its storage layer (iceberg,
+    delta, ...), lower-cased; None when the event does not say."""
+    storage = obj(dataset, "facets", "storage")
+    for field in ("fileFormat", "storageLayer"):
+        value = (text(storage, field) or "").strip().lower()
+        if value and len(value) <= MAX_FORMAT_LENGTH:  # (decode rejects NUL characters)
+            return value
+    return None
 
 
 def add_dataset(out: Extracted, dataset: Json) -> DatasetKey:
@@ -106,7 +125,7 @@ def add_dataset(out: Extracted, dataset: Json) -> DatasetKey:
     way (OpenLineage PR 3657), and other producers reach the topic by its own name,
     so it is ignored.
     """
-    key = dataset_key(out, str(dataset["namespace"]), str(dataset["name"]))
+    key = dataset_key(out, str(dataset["namespace"]), str(dataset["name"]), dataset_format(dataset))
     for ident in items(obj(dataset, "facets", "symlinks"), "identifiers"):
         kind = (text(ident, "type") or "TABLE").upper()
         if kind not in LINKED or (kind == "TABLE" and key[0] not in PATH_FAMILIES):

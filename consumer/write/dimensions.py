@@ -12,6 +12,7 @@ from typing import Any
 import asyncpg
 import orjson
 
+from consumer.merge import greatest
 from consumer.records import (
     DatasetKey,
     Extracted,
@@ -32,12 +33,13 @@ class IdCache:
     locations: dict[LocationKey, int] = field(default_factory=dict)
     addresses: dict[str, int] = field(default_factory=dict)
     datasets: dict[DatasetKey, int] = field(default_factory=dict)
+    formats: dict[DatasetKey, str] = field(default_factory=dict)  # the greatest stored
     jobs: dict[JobKey, tuple[int, str, int | None]] = field(default_factory=dict)
     users: dict[str, int] = field(default_factory=dict)
     schemas: dict[Any, int] = field(default_factory=dict)
 
     def clear(self) -> None:
-        for part in (self.locations, self.addresses, self.datasets, self.jobs):
+        for part in (self.locations, self.addresses, self.datasets, self.formats, self.jobs):
             part.clear()
 
 
@@ -146,6 +148,12 @@ async def seed_aliases(conn: asyncpg.Connection, groups: Sequence[Sequence[str]]
 
 
 async def resolve_datasets(conn: asyncpg.Connection, batch: Extracted, cache: IdCache) -> None:
+    """Map every dataset key to an id, then store the formats new to this process."""
+    await _insert_datasets(conn, batch, cache)
+    await _store_formats(conn, batch, cache)
+
+
+async def _insert_datasets(conn: asyncpg.Connection, batch: Extracted, cache: IdCache) -> None:
     missing = sorted({r.key for r in batch.datasets} - cache.datasets.keys())
     if not missing:
         return
@@ -167,6 +175,21 @@ async def resolve_datasets(conn: asyncpg.Connection, batch: Extracted, cache: Id
     by_loc_name = {(r["location_id"], r["name"]): r["id"] for r in rows}
     for key, loc in zip(missing, locs, strict=True):
         cache.datasets[key] = by_loc_name[(loc, key[2])]
+
+
+async def _store_formats(conn: asyncpg.Connection, batch: Extracted, cache: IdCache) -> None:
+    """A dataset keeps the greatest format any event gave it (a join: order-independent,
+    as the merge rule and the location merge function). Rows are locked in id order."""
+    new = sorted(
+        (cache.datasets[r.key], r.format, r.key)
+        for r in batch.datasets
+        if r.format is not None and r.format != cache.formats.get(r.key)
+    )
+    if not new:
+        return
+    await conn.execute(sql.STORE_DATASET_FORMATS, [i for i, _, _ in new], [f for _, f, _ in new])
+    for _, fmt, key in new:
+        cache.formats[key] = greatest(cache.formats.get(key), fmt)
 
 
 async def write_symlinks(conn: asyncpg.Connection, batch: Extracted, cache: IdCache) -> None:

@@ -214,3 +214,11 @@ REHOME = tuple(
         ("column_lineage", "operation_id"),
     )
 )
+
+# A dataset keeps the greatest format any event gave it, compared by code point like the
+# in-memory rule (COLLATE "C"); rows whose format would not change are not rewritten.
+STORE_DATASET_FORMATS = """
+UPDATE dataset AS d SET format = k.format
+FROM unnest($1::bigint[], $2::text[]) AS k(id, format)
+WHERE d.id = k.id AND (d.format IS NULL OR d.format COLLATE "C" < k.format COLLATE "C")
+"""

@@ -46,6 +46,8 @@ DATASETS = [
     ("s3://bucket", "raw/file.csv", None),
 ]
 SCHEMAS = [None, [{"name": "id", "type": "int"}], [{"name": "id", "type": "bigint"}]]
+# Storage facets that disagree: a dataset keeps the greatest format any event gave it.
+STORAGE = [None, {"fileFormat": "parquet"}, {"fileFormat": "ORC"}, {"storageLayer": "iceberg"}]
 
 
 def event_time(seconds: float, spelling: int) -> str:
@@ -78,6 +80,8 @@ def dataset(draw: st.DrawFn, output: bool) -> dict[str, Any]:
         facets["symlinks"] = {"identifiers": [table]}
     if fields := draw(st.sampled_from(SCHEMAS)):
         facets["schema"] = {"fields": fields}
+    if storage := draw(st.sampled_from(STORAGE)):
+        facets["storage"] = storage
     item: dict[str, Any] = {"namespace": namespace, "name": name, "facets": facets}
     rows = draw(st.none() | st.integers(0, 1000))
     if output and rows is not None:
@@ -288,3 +292,27 @@ async def test_an_input_keeps_the_latest_schema_in_any_order(
         got = await ingest(fast_engine, [[events[i]] for i in order], [False] * 3)
         results.add(tuple(row[schema] for row in got["input"]))
     assert results == {(expected["input"][0][schema],)}
+
+
+def format_event(run: str, minute: int, storage: dict[str, str] | None) -> bytes:
+    event = envelope("RUNNING", event_time(minute * 60, 0), run, "app.execute_0")
+    facets = {"storage": storage} if storage else {}
+    event["outputs"] = [{"namespace": "s3://bucket", "name": "out", "facets": facets}]
+    return orjson.dumps(event)
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["cached", "restarted"])
+async def test_a_dataset_keeps_the_greatest_format_in_any_order(
+    fast_engine: AsyncEngine, fresh: bool
+) -> None:
+    """Each event its own batch (with or without the writer's caches): the SQL decides."""
+    run = str(uuid.uuid4())
+    events = [
+        format_event(run, 1, {"fileFormat": "ORC"}),
+        format_event(run, 2, {"storageLayer": "iceberg", "fileFormat": "parquet"}),
+        format_event(run, 3, None),
+    ]
+    fmt = column_index("dataset", "format")
+    for order in itertools.permutations(range(3)):
+        got = await ingest(fast_engine, [[events[i]] for i in order], [fresh] * 3)
+        assert [row[fmt] for row in got["dataset"]] == ["parquet"], order

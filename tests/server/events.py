@@ -88,10 +88,14 @@ def dataset(
     columns: Mapping[str, Sequence[ColumnSource]] | None = None,
     lifecycle: str | None = None,
     transformations: bool = True,
+    file_format: str | None = None,
 ) -> Json:
     """A dataset of an event. `table`: the Hive table (namespace, name) over this path;
-    `stats`: (rows, bytes, files) as input or output statistics."""
+    `stats`: (rows, bytes, files) as input or output statistics; `file_format`: the
+    storage facet's."""
     facets: Json = {}
+    if file_format:
+        facets["storage"] = {"storageLayer": "hive", "fileFormat": file_format}
     if fields:
         facets["schema"] = schema_facet(fields)
     if table:

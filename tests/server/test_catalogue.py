@@ -49,6 +49,13 @@ async def test_dataset_filters_by_location_type_and_name(
     assert all(d["location"]["type"] == "hive" for d in items)
 
 
+async def test_dataset_filter_by_format(api_client: httpx.AsyncClient, world: World) -> None:
+    """The storage facet's file format is stored (lower-cased) and filters the catalogue."""
+    parquet = await _all_pages(api_client, "/v1/datasets", format="parquet")
+    assert [(d["name"], d["format"]) for d in parquet] == [(w.SUMMARY, "parquet")]
+    assert await _all_pages(api_client, "/v1/datasets", format="orc") == []
+
+
 async def test_fuzzy_search_finds_orders_daily_first(
     api_client: httpx.AsyncClient, world: World
 ) -> None:

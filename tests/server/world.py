@@ -107,7 +107,14 @@ def _sql_jobs() -> list[SqlJob]:
         lifecycle="OVERWRITE",
     )
     daily_table = dataset(HIVE, ORDERS_DAILY, fields=["order_id", "total"])
-    summary = dataset(HIVE, SUMMARY, fields=["day", "total"], stats=(1, 100, 1), output=True)
+    summary = dataset(
+        HIVE,
+        SUMMARY,
+        fields=["day", "total"],
+        stats=(1, 100, 1),
+        output=True,
+        file_format="Parquet",
+    )
     return [
         SqlJob(
             SQL_A,
