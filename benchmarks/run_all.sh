@@ -30,4 +30,6 @@ $PY -m benchmarks.api --system threadline --database bench_threadline_1m \
   --out $R/api-threadline-1m-7d.json
 # Data.Rentgen, same harness.
 benchmarks/rentgen/run.sh
+# Depth-3 lineage of both systems, alternated in three rounds (the target's ratio).
+benchmarks/depth3_rounds.sh 3
 $PY -m benchmarks.report

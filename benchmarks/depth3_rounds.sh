@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Depth-3 lineage of both systems, alternated in rounds so both see the same machine:
+# per round Threadline (dataset start, job start), then Data.Rentgen (the same). Needs the
+# 40k databases of run_all.sh (bench_tl_40k) and rentgen/run.sh (bench_dr_40k).
+#   benchmarks/depth3_rounds.sh [ROUNDS]   -> benchmarks/results/api-40k-depth3-rounds.json
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+PY=.venv/bin/python
+ROUNDS="${1:-3}"
+OUT="$(mktemp -d)"
+for round in $(seq "$ROUNDS"); do
+  for system in threadline data-rentgen; do
+    database=bench_dr_40k extra=()
+    if [[ $system == threadline ]]; then database=bench_tl_40k extra=(--max-nodes 1000000); fi
+    common=(--system "$system" --database "$database" --starts-from bench_tl_40k
+      --events-in-database 40029 --samples 30 --depths 3 "${extra[@]}")
+    $PY -m benchmarks.api "${common[@]}" --out "$OUT/$round-$system-dataset.json"
+    $PY -m benchmarks.api "${common[@]}" --start-kind JOB --granularities JOB RUN \
+      --out "$OUT/$round-$system-job.json"
+  done
+done
+$PY - "$OUT" benchmarks/results/api-40k-depth3-rounds.json <<'PY'
+import json, sys
+from pathlib import Path
+runs = []
+for path in sorted(Path(sys.argv[1]).glob("*.json")):
+    run = json.loads(path.read_text())
+    run["round"] = int(path.name.split("-")[0])
+    runs.append(run)
+what = "depth 3, 40k events, 30 start nodes; per round Threadline then Data.Rentgen"
+Path(sys.argv[2]).write_text(json.dumps({"what": what, "runs": runs}, indent=2) + "\n")
+PY
+rm -r "$OUT"
