@@ -34,8 +34,15 @@ class DatabaseSettings(Section):
         default=SecretStr(DEFAULT_DATABASE_URL),
         description="SQLAlchemy URL of the PostgreSQL database (driver postgresql+asyncpg).",
     )
-    pool_size: int = Field(default=5, ge=1, le=200, description="Connections kept in the pool.")
-    max_overflow: int = Field(default=5, ge=0, le=200, description="Extra connections on demand.")
+    pool_size: int = Field(
+        default=5,
+        ge=1,
+        le=200,
+        description="Connections kept in each engine's pool (the server has two read engines).",
+    )
+    max_overflow: int = Field(
+        default=5, ge=0, le=200, description="Extra connections on demand, per engine."
+    )
     statement_timeout_ms: int = Field(
         default=60_000, ge=0, description="Per-statement timeout in milliseconds (0 = none)."
     )
