@@ -9,7 +9,9 @@ order, any duplication and any split into batches give the same rows.
   so a late START never regresses a finished run or operation;
 - started_at takes the earliest, ended_at the latest, created_at the earliest;
 - inputs/outputs of a run are the union over its events (keyed by operation and
-  dataset): a later event with fewer never removes any;
+  dataset): a later event with fewer never removes any; an input/output or column
+  edge names the run and job of its latest event (equal times: the greater run id,
+  then job key), should events disagree about whose operation it is;
 - counters (rows, bytes, files) take the maximum; output and column-lineage
   kinds are bit sets, unioned; an operation's position takes the least (the
   first Spark job of a SQL execution); checkpoint snapshots take the greatest;
@@ -177,6 +179,12 @@ def schema_time(record: IORecord) -> datetime | None:
     return record.event_time if record.schema_time is None else record.schema_time
 
 
+def owner_of_latest(a: IORecord | ColumnLineageRecord, b: IORecord | ColumnLineageRecord) -> bool:
+    """Whether `a` names the run and job an operation's I/O row keeps: those of its latest
+    event, on equal times the greater run id, then the greater job key (as the SQL upsert)."""
+    return (a.event_time, a.run_id, a.job) >= (b.event_time, b.run_id, b.job)
+
+
 def merge_ios(a: IORecord, b: IORecord) -> IORecord:
     time_a, time_b = schema_time(a), schema_time(b)
     schema: UUID | None
@@ -184,12 +192,13 @@ def merge_ios(a: IORecord, b: IORecord) -> IORecord:
         schema, time_a = b.schema, time_b
     else:
         schema = a.schema
+    owner = a if owner_of_latest(a, b) else b
     return IORecord(
         direction=a.direction,
         operation_id=a.operation_id,
         created_at=min(a.created_at, b.created_at),
-        run_id=a.run_id,
-        job=a.job,
+        run_id=owner.run_id,
+        job=owner.job,
         dataset=a.dataset,
         event_time=max(a.event_time, b.event_time),
         schema=schema,
@@ -272,13 +281,15 @@ def _greater_type(a: SymlinkRecord, b: SymlinkRecord) -> SymlinkRecord:
 
 def _merge_column_lineage(a: ColumnLineageRecord, b: ColumnLineageRecord) -> ColumnLineageRecord:
     types = a.types | b.types
-    if types == a.types and a.created_at <= b.created_at and a.event_time >= b.event_time:
+    a_owns = owner_of_latest(a, b)
+    if types == a.types and a.created_at <= b.created_at and a_owns:
         return a  # the common case: the same column edge again, nothing new
+    owner = a if a_owns else b
     return ColumnLineageRecord(
         operation_id=a.operation_id,
         created_at=min(a.created_at, b.created_at),
-        run_id=a.run_id,
-        job=a.job,
+        run_id=owner.run_id,
+        job=owner.job,
         source=a.source,
         source_column=a.source_column,
         target=a.target,

@@ -148,7 +148,17 @@ _SCHEMA_NEWER = f"""excluded.schema_id IS NOT NULL AND (x.schema_id IS NULL
     OR excluded.schema_time > x.schema_time
     OR excluded.schema_time = x.schema_time AND excluded.schema_id <> x.schema_id
        AND excluded.schema_id = ({_SCHEMA_BY_DIGEST}))"""
-_IO_SET = f"""
+# Whose operation it is, should events disagree: the run and job of the latest event;
+# equal times: the greater run id, then the greater job by natural key (merge.owner_of_latest).
+# last_event_time is the latest event's time on both sides (every SET sees the old row).
+_OWNER_LATER = f"""excluded.last_event_time > x.last_event_time
+    OR excluded.last_event_time = x.last_event_time AND (excluded.run_id > x.run_id
+       OR excluded.run_id = x.run_id AND excluded.job_id <> x.job_id
+          AND excluded.job_id = ({JOB_BY_KEY.format(a="x.job_id", b="excluded.job_id")}))"""
+_OWNER_SET = f"""
+  run_id = CASE WHEN {_OWNER_LATER} THEN excluded.run_id ELSE x.run_id END,
+  job_id = CASE WHEN {_OWNER_LATER} THEN excluded.job_id ELSE x.job_id END,"""
+_IO_SET = f"""{_OWNER_SET}
   schema_id = CASE WHEN {_SCHEMA_NEWER} THEN excluded.schema_id ELSE x.schema_id END,
   schema_time = CASE WHEN {_SCHEMA_NEWER} THEN excluded.schema_time ELSE x.schema_time END,
   num_rows = GREATEST(x.num_rows, excluded.num_rows),
@@ -169,16 +179,16 @@ ON CONFLICT (created_at, operation_id, dataset_id) DO UPDATE SET {_IO_SET},
   types = x.types | excluded.types
 """  # noqa: S608 - constant column names only; every value is a bound parameter
 
-UPSERT_COLUMN_LINEAGE = """
+UPSERT_COLUMN_LINEAGE = f"""
 INSERT INTO column_lineage AS x (created_at, operation_id, source_dataset_id, source_column,
   target_dataset_id, target_column, run_id, job_id, types, last_event_time)
 SELECT * FROM unnest($1::timestamptz[], $2::uuid[], $3::bigint[], $4::text[], $5::bigint[],
   $6::text[], $7::uuid[], $8::bigint[], $9::int[], $10::timestamptz[])
 ON CONFLICT (created_at, operation_id, source_dataset_id, source_column, target_dataset_id,
-  target_column) DO UPDATE SET
+  target_column) DO UPDATE SET {_OWNER_SET}
   types = x.types | excluded.types,
   last_event_time = GREATEST(x.last_event_time, excluded.last_event_time)
-"""
+"""  # noqa: S608 - constant column names only; every value is a bound parameter
 
 UPSERT_JOB_DATASETS = """
 INSERT INTO job_dataset AS x (job_id, dataset_id, direction, first_seen_at, last_seen_at)

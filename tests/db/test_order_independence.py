@@ -316,3 +316,37 @@ async def test_a_dataset_keeps_the_greatest_format_in_any_order(
     for order in itertools.permutations(range(3)):
         got = await ingest(fast_engine, [[events[i]] for i in order], [fresh] * 3)
         assert [row[fmt] for row in got["dataset"]] == ["parquet"], order
+
+
+def claimed_event(operation: str, minute: int, app: str, app_job: str) -> bytes:
+    """A Spark SQL execution's event whose parent facet names `app` (of job `app_job`)."""
+    event = envelope("RUNNING", event_time(minute * 60, 0), operation, f"{app_job}.execute_0")
+    event["run"]["facets"]["parent"] = {
+        "run": {"runId": app},
+        "job": {"namespace": "synthetic", "name": app_job},
+    }
+    event["job"]["facets"]["jobType"] = {"integration": "SPARK", "jobType": "SQL_JOB"}
+    event["outputs"] = [{"namespace": "s3://bucket", "name": "out", "facets": {}}]
+    return orjson.dumps(event)
+
+
+async def test_an_output_names_the_run_and_job_of_its_latest_event(
+    fast_engine: AsyncEngine,
+) -> None:
+    """Events that disagree about whose operation it is: the latest event's run and job win,
+    on equal times the greater run id; each event its own batch, so the SQL decides."""
+    operation = "018f3173-73e8-7000-8000-000000000001"
+    first, low, high = (f"018f3173-7000-7000-8000-00000000000{i}" for i in (1, 2, 3))
+    events = [
+        claimed_event(operation, 1, high, "app_c"),
+        claimed_event(operation, 2, low, "app_b"),
+        claimed_event(operation, 2, high, "app_a"),  # as late: the greater run id wins
+        claimed_event(operation, 1, first, "app_z"),
+    ]
+    run = column_index("output", "run_id")
+    job = column_index("output", "job_id")  # dumped as the job's natural key
+    for order in itertools.permutations(range(4)):
+        got = await ingest(fast_engine, [[events[i]] for i in order], [False] * 4)
+        assert [(str(r[run]), r[job]) for r in got["output"]] == [
+            (high, "namespace synthetic app_a")
+        ], order

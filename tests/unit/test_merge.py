@@ -237,3 +237,22 @@ def test_merge_is_a_join_any_order_duplication_or_grouping_gives_the_same_run(
 def explicit(record: RunRecord) -> RunRecord:
     """The record with its field times spelled out (an unmerged record leaves them implied)."""
     return replace(record, field_times=field_times(record, RUN_FIELDS))
+
+
+def owned_output(minute: int, run_id: UUID, job: str, rows: int | None = None) -> IORecord:
+    dataset = ("s3", "bucket", "out")
+    return IORecord(1, RUN, T0, run_id, ("namespace", "default", job), dataset, at(minute),
+                    num_rows=rows)  # fmt: skip
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(range(4))))
+def test_an_output_names_the_run_and_job_of_its_latest_event(order: tuple[int, ...]) -> None:
+    low, high = UUID(int=RUN.int + 1), UUID(int=RUN.int + 2)
+    records = [
+        owned_output(1, high, "c", rows=5),
+        owned_output(2, low, "b"),
+        owned_output(2, high, "a"),  # as late as b: the greater run id wins
+        owned_output(1, RUN, "z", rows=9),
+    ]
+    [result] = merge([Extracted(ios=[records[i] for i in order])]).ios
+    assert (result.run_id, result.job, result.num_rows) == (high, ("namespace", "default", "a"), 9)
