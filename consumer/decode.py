@@ -29,6 +29,7 @@ from uuid import UUID
 import orjson
 
 from shared.enums import Status
+from shared.uuids import v7_time_fits
 
 Json = Mapping[str, Any]
 
@@ -180,6 +181,10 @@ def _run_id(run: Any) -> UUID:
     # such event into one run.
     if run_id.int in (0, _MAX_UUID):
         raise DecodeError("placeholder", f"run.runId {value[:100]!r} is the nil or max UUID")
+    if not v7_time_fits(run_id):
+        raise DecodeError(
+            "invalid_run_id", f"run.runId {value[:100]!r} is a UUIDv7 dated after year 9999"
+        )
     return run_id
 
 

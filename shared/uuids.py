@@ -23,6 +23,16 @@ def uuid7_time(value: UUID) -> datetime | None:
     return _from_millis(bits >> _UNIX_MS_SHIFT)
 
 
+def v7_time_fits(value: UUID) -> bool:
+    """False for a UUIDv7 whose 48-bit time lies after year 9999 (a typo or a probe: no
+    datetime holds it); True for every other UUID."""
+    try:
+        uuid7_time(value)
+    except (ValueError, OverflowError, OSError):
+        return False
+    return True
+
+
 @lru_cache(maxsize=_CACHE_SIZE)
 def _from_millis(millis: int) -> datetime:
     return datetime.fromtimestamp(millis / 1000, tz=UTC)

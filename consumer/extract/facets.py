@@ -12,6 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from consumer.decode import DecodeError
+from shared.uuids import v7_time_fits
 
 Json = Mapping[str, Any]
 
@@ -80,9 +81,10 @@ def uuid_at(value: Any, key: str) -> UUID | None:
 @lru_cache(maxsize=4096)
 def _uuid(raw: str) -> UUID | None:
     try:
-        return UUID(raw)
+        value = UUID(raw)
     except ValueError:
         return None
+    return value if v7_time_fits(value) else None  # a v7 id dated after 9999 is no id
 
 
 def items(value: Any, key: str) -> list[Json]:

@@ -25,6 +25,8 @@ from consumer.ingest import DEFAULT_MAX_EVENT_BYTES
 from tests.corpus import corpus_events, expected_reject, ingestable, payloads_of
 
 pytestmark = pytest.mark.unit
+# A UUIDv7 with the greatest 48-bit time (year 10889): no datetime holds it.
+FAR_V7 = str(uuid.UUID(int=((2**48 - 1) << 80) | (7 << 76) | (2 << 62) | 1))
 
 LIMIT = 1 << 20
 V7 = "01908224-8410-79a2-8de6-a769ad6944c9"
@@ -137,6 +139,7 @@ def without(path: str) -> dict[str, Any]:
             "outputs[0].name",
         ),
         (run_event(run={"runId": "run_id"}), "invalid_run_id", "'run_id'"),
+        (run_event(run={"runId": FAR_V7}), "invalid_run_id", "dated after year 9999"),
         (run_event(run={"runId": str(uuid.UUID(int=0))}), "placeholder", "nil or max UUID"),
         (
             run_event(run={"runId": "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"}),

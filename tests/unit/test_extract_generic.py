@@ -342,3 +342,12 @@ def test_a_name_too_long_for_an_index_is_rejected_every_time(
         with pytest.raises(DecodeError, match=what) as caught:
             extract(decoded(payload))
         assert caught.value.reject.reason == "name_too_long"
+
+
+def test_a_parent_run_id_dated_after_year_9999_is_no_parent() -> None:
+    """A UUIDv7 parent id with the greatest 48-bit time (year 10889) cannot be stored; the
+    event still counts, without that parent (its own run id would be rejected by decode)."""
+    far = str(UUID(int=((2**48 - 1) << 80) | (7 << 76) | (2 << 62) | 1))
+    parent = {"run": {"runId": far}, "job": {"namespace": "scheduler", "name": "dag"}}
+    out = extracted(event(run={**BASE["run"], "facets": {"parent": parent}}))
+    assert [(r.id, r.parent_run_id) for r in out.runs] == [(UUID(BASE["run"]["runId"]), None)]
