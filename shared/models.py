@@ -251,42 +251,25 @@ class _DatasetIO:
     last_event_time: Mapped[datetime]
 
 
+_COUNTERS = ("schema_id", "num_rows", "num_bytes", "num_files")
+
+
+def _covering(table: str, name: str, lead: str, include: tuple[str, ...]) -> Index:
+    """(lead, last_event_time) carrying what a lineage level reads: index-only walks."""
+    return Index(
+        f"ix_{table}_{name}_seen", lead, "last_event_time", postgresql_include=list(include)
+    )
+
+
 def _by_dataset(table: str, *extra: str) -> Index:
     """Lineage walks from a dataset within a time window without touching the heap."""
-    return Index(
-        f"ix_{table}_dataset_seen",
-        "dataset_id",
-        "last_event_time",
-        postgresql_include=[
-            "created_at",
-            "operation_id",
-            "run_id",
-            "job_id",
-            "schema_id",
-            "num_rows",
-            "num_bytes",
-            "num_files",
-            *extra,
-        ],
-    )
+    keys = ("created_at", "operation_id", "run_id", "job_id")
+    return _covering(table, "dataset", "dataset_id", (*keys, *_COUNTERS, *extra))
 
 
 def _by_job(table: str, *extra: str) -> Index:
     """Lineage at JOB granularity walks from a job within a time window, index-only (0008)."""
-    return Index(
-        f"ix_{table}_job_seen",
-        "job_id",
-        "last_event_time",
-        postgresql_include=[
-            "dataset_id",
-            "created_at",
-            "schema_id",
-            "num_rows",
-            "num_bytes",
-            "num_files",
-            *extra,
-        ],
-    )
+    return _covering(table, "job", "job_id", ("dataset_id", "created_at", *_COUNTERS, *extra))
 
 
 class Input(_DatasetIO, Base):
