@@ -23,14 +23,18 @@ def uuid7_time(value: UUID) -> datetime | None:
     return _from_millis(bits >> _UNIX_MS_SHIFT)
 
 
-def v7_time_fits(value: UUID) -> bool:
-    """False for a UUIDv7 whose 48-bit time lies after year 9999 (a typo or a probe: no
-    datetime holds it); True for every other UUID."""
+def uuid7_time_or_none(value: UUID) -> datetime | None:
+    """uuid7_time, with None too for a UUIDv7 dated after year 9999 (a typo or a probe:
+    48 bits of milliseconds reach year 10889, no datetime holds it)."""
     try:
-        uuid7_time(value)
+        return uuid7_time(value)
     except (ValueError, OverflowError, OSError):
-        return False
-    return True
+        return None
+
+
+def v7_time_fits(value: UUID) -> bool:
+    """False for a UUIDv7 dated after year 9999; True for every other UUID."""
+    return value.int & _V7_MASK != _V7_BITS or uuid7_time_or_none(value) is not None
 
 
 @lru_cache(maxsize=_CACHE_SIZE)

@@ -31,6 +31,7 @@ from server.lineage.model import (
     order_key,
 )
 from server.lineage.traversal import Traversal
+from shared.uuids import uuid7_time_or_none
 
 # Airflow DAG -> task -> Spark application is two hops; ten is generous, and bounded.
 ANCESTOR_HOPS = 10
@@ -77,7 +78,7 @@ async def _by_id(
 ) -> dict[UUID, Row[Any]]:
     """Rows by id; UUIDv7 ids the primary-key shortcut missed are looked up by id."""
     rows = {row.id: row for row in await loader(session, ids)}
-    missed = [i for i in ids if i not in rows and node_queries.created_at_of(i) is not None]
+    missed = [i for i in ids if i not in rows and uuid7_time_or_none(i) is not None]
     if missed:
         rows.update({row.id: row for row in await loader(session, missed, by_key=False)})
     return rows

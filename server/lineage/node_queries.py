@@ -14,7 +14,7 @@ from uuid import UUID
 from sqlalchemy import Row, TextClause, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.uuids import uuid7_time
+from shared.uuids import uuid7_time_or_none
 
 
 async def _rows(session: AsyncSession, stmt: TextClause, **params: Any) -> Sequence[Row[Any]]:
@@ -128,20 +128,12 @@ _RUNS = text(_BY_KEY.format(columns=_RUN_COLUMNS, table="run"))
 _OPERATIONS = text(_BY_KEY.format(columns=_OPERATION_COLUMNS, table="operation"))
 
 
-def created_at_of(value: UUID) -> datetime | None:
-    """The created_at a UUIDv7 id implies; None for other versions and impossible times."""
-    try:
-        return uuid7_time(value)
-    except (ValueError, OverflowError, OSError):  # a v7 id beyond year 9999: a typo or a probe
-        return None
-
-
 def _keys(ids: Collection[UUID]) -> dict[str, list[Any]]:
     created: list[datetime] = []
     keyed: list[UUID] = []
     other: list[UUID] = []
     for value in ids:
-        at = created_at_of(value)
+        at = uuid7_time_or_none(value)
         if at is None:
             other.append(value)
         else:
