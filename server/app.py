@@ -69,7 +69,6 @@ def _databases(settings: ServerSettings) -> Databases:
         reader=reader,
         reader_sessions=create_sessionmaker(reader),
         lineage=lineage,
-        lineage_sessions=create_sessionmaker(lineage),
         admin=admin,
     )
 

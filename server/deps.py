@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated, cast
 
+import asyncpg
 from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
@@ -23,7 +24,6 @@ class Databases:
     reader: AsyncEngine
     reader_sessions: async_sessionmaker[AsyncSession]
     lineage: AsyncEngine
-    lineage_sessions: async_sessionmaker[AsyncSession]
     admin: AsyncEngine | None
 
     async def dispose(self) -> None:
@@ -48,10 +48,16 @@ async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
         yield session
 
 
-async def get_lineage_session(request: Request) -> AsyncIterator[AsyncSession]:
-    """A session on the read-only engine tuned for lineage graph walks (autocommit)."""
-    async with _databases(request).lineage_sessions() as session:
-        yield session
+async def get_lineage_connection(request: Request) -> AsyncIterator[asyncpg.Connection]:
+    """The asyncpg connection of a pooled connection of the read-only engine tuned for
+    lineage graph walks (autocommit; see server.lineage.sql for why not a session).
+
+    The pool still owns it: checked out with a ping, returned (or, if broken, replaced
+    at the next checkout's ping) when the request ends."""
+    async with _databases(request).lineage.connect() as conn:
+        raw = await conn.get_raw_connection()
+        # SQLAlchemy types the driver's connection loosely; on this engine it is asyncpg's.
+        yield cast(asyncpg.Connection, raw.driver_connection)
 
 
 async def get_admin_engine(request: Request) -> AsyncEngine:
@@ -62,6 +68,6 @@ async def get_admin_engine(request: Request) -> AsyncEngine:
 
 
 SessionDep = Annotated[AsyncSession, Depends(get_session)]
-LineageSessionDep = Annotated[AsyncSession, Depends(get_lineage_session)]
+LineageConnectionDep = Annotated[asyncpg.Connection, Depends(get_lineage_connection)]
 SettingsDep = Annotated[ServerSettings, Depends(get_settings)]
 AdminEngineDep = Annotated[AsyncEngine, Depends(get_admin_engine)]

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+import asyncpg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -146,17 +147,19 @@ async def _on_http(_: Request, exc: Exception) -> ProblemResponse:
 
 
 async def _on_database(_: Request, exc: Exception) -> ProblemResponse:
-    assert isinstance(exc, DBAPIError)  # noqa: S101 - registered for this type only
-    sqlstate = getattr(exc.orig, "sqlstate", None)
+    """PostgreSQL errors, raised through SQLAlchemy (DBAPIError wrapping asyncpg's) or by
+    asyncpg itself (lineage statements, see server.lineage.sql)."""
+    cause = exc.orig if isinstance(exc, DBAPIError) else exc
+    sqlstate = getattr(cause, "sqlstate", None)
     if sqlstate == _QUERY_CANCELED:
         detail = "the query ran past the database statement timeout; narrow the request"
         return problem_response(504, "Query timed out", detail, kind="query-timeout")
     if sqlstate == _INSUFFICIENT_PRIVILEGE:
-        log.error("database role may not do this: %s", exc.orig)
+        log.error("database role may not do this: %s", cause)
         detail = "the database role the server uses may not perform this operation"
         return problem_response(503, "Database permission denied", detail, kind="db-permission")
     if isinstance(sqlstate, str) and sqlstate.startswith(_DATA_EXCEPTION_CLASS):
-        log.warning("database refused a parameter value: %s", exc.orig)
+        log.warning("database refused a parameter value: %s", cause)
         detail = "a parameter value is outside what the database can store or compare"
         return problem_response(422, "Invalid request", detail, kind="invalid-request")
     return await _on_unexpected(_, exc)
@@ -173,6 +176,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ProblemError, _on_problem)
     app.add_exception_handler(StarletteHTTPException, _on_http)
     app.add_exception_handler(DBAPIError, _on_database)
+    app.add_exception_handler(asyncpg.PostgresError, _on_database)
     app.add_exception_handler(Exception, _on_unexpected)
     _document_problems(app)
 

@@ -10,8 +10,6 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 import orjson
-from sqlalchemy import Row
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.common.refs import LocationRef
 from server.errors import NotFoundError
@@ -30,13 +28,14 @@ from server.lineage.model import (
     SchemaInfo,
     order_key,
 )
+from server.lineage.sql import Connection, Record
 from server.lineage.traversal import Traversal
 from shared.uuids import uuid7_time_or_none
 
 # Airflow DAG -> task -> Spark application is two hops; ten is generous, and bounded.
 ANCESTOR_HOPS = 10
 N = TypeVar("N", DatasetNode, JobNode, RunNode, OperationNode)
-Loader = Callable[..., Awaitable[Sequence[Row[Any]]]]
+Loader = Callable[..., Awaitable[Sequence[Record]]]
 
 
 def _ids(trav: Traversal, kind: NodeKind) -> list[Any]:
@@ -44,13 +43,13 @@ def _ids(trav: Traversal, kind: NodeKind) -> list[Any]:
 
 
 async def assemble_graph(
-    session: AsyncSession, request: LineageRequest, trav: Traversal
+    conn: Connection, request: LineageRequest, trav: Traversal
 ) -> LineageGraph:
     hops = 0 if request.granularity is Granularity.DATASET else ANCESTOR_HOPS
-    operations = await _operations(session, trav)
-    runs = await _runs(session, trav, hops)
-    jobs = await _jobs(session, trav, hops)
-    datasets = await _datasets(session, trav)
+    operations = await _operations(conn, trav)
+    runs = await _runs(conn, trav, hops)
+    jobs = await _jobs(conn, trav, hops)
+    datasets = await _datasets(conn, trav)
     unloaded: set[NodeRef] = set()  # graph nodes whose row does not exist (any more)
     graph = LineageGraph(
         datasets=_present(datasets, trav, NodeKind.DATASET, unloaded),
@@ -73,22 +72,20 @@ def _present(
     return [loaded[ref.id] for ref in sorted(refs, key=order_key) if ref.id in loaded]
 
 
-async def _by_id(
-    session: AsyncSession, loader: Loader, ids: Collection[UUID]
-) -> dict[UUID, Row[Any]]:
+async def _by_id(conn: Connection, loader: Loader, ids: Collection[UUID]) -> dict[UUID, Record]:
     """Rows by id; UUIDv7 ids the primary-key shortcut missed are looked up by id."""
-    rows = {row.id: row for row in await loader(session, ids)}
+    rows = {row[0]: row for row in await loader(conn, ids)}
     missed = [i for i in ids if i not in rows and uuid7_time_or_none(i) is not None]
     if missed:
-        rows.update({row.id: row for row in await loader(session, missed, by_key=False)})
+        rows.update({row[0]: row for row in await loader(conn, missed, by_key=False)})
     return rows
 
 
-async def _operations(session: AsyncSession, trav: Traversal) -> dict[UUID, OperationNode]:
+async def _operations(conn: Connection, trav: Traversal) -> dict[UUID, OperationNode]:
     ids = _ids(trav, NodeKind.OPERATION)
     if not ids:
         return {}
-    rows = await _by_id(session, node_queries.list_operations, ids)
+    rows = await _by_id(conn, node_queries.list_operations, ids)
     operations = {op_id: OperationNode._make(row) for op_id, row in rows.items()}
     trav.admit(NodeRef(NodeKind.RUN, op.run_id) for op in operations.values())
     return operations
@@ -99,14 +96,14 @@ def _full(trav: Traversal) -> bool:
     return trav.truncated and len(trav.nodes) >= trav.max_nodes
 
 
-async def _runs(session: AsyncSession, trav: Traversal, hops: int) -> dict[UUID, RunNode]:
+async def _runs(conn: Connection, trav: Traversal, hops: int) -> dict[UUID, RunNode]:
     """The graph's runs, then their parent runs hop by hop (one query per hop)."""
     found: dict[UUID, RunNode] = {}
     pending = set(_ids(trav, NodeKind.RUN))
     for hop in range(hops + 1):
         if not pending or (hop and _full(trav)):
             break
-        rows = await _by_id(session, node_queries.list_runs, pending)
+        rows = await _by_id(conn, node_queries.list_runs, pending)
         level = [RunNode._make(row) for row in rows.values()]
         found.update((run.id, run) for run in level)
         if hop:  # nearest ancestors first, each with its job
@@ -117,13 +114,13 @@ async def _runs(session: AsyncSession, trav: Traversal, hops: int) -> dict[UUID,
     return found
 
 
-async def _jobs(session: AsyncSession, trav: Traversal, hops: int) -> dict[int, JobNode]:
+async def _jobs(conn: Connection, trav: Traversal, hops: int) -> dict[int, JobNode]:
     """The graph's jobs, then their parent jobs hop by hop (all fetched in one query)."""
     pending = set(_ids(trav, NodeKind.JOB))
     if not pending:
         return {}
-    rows = await node_queries.list_jobs(session, sorted(pending), hops)
-    loaded = {row.id: _job(row) for row in rows}
+    rows = await node_queries.list_jobs(conn, sorted(pending), hops)
+    loaded = {row["id"]: _job(row) for row in rows}
     found: dict[int, JobNode] = {}
     for hop in range(hops + 1):
         if not pending or (hop and _full(trav)):
@@ -137,12 +134,12 @@ async def _jobs(session: AsyncSession, trav: Traversal, hops: int) -> dict[int, 
     return found
 
 
-async def _datasets(session: AsyncSession, trav: Traversal) -> dict[int, DatasetNode]:
+async def _datasets(conn: Connection, trav: Traversal) -> dict[int, DatasetNode]:
     ids = [int(i) for i in _ids(trav, NodeKind.DATASET)]
     if not ids:
         return {}
-    rows = await node_queries.list_datasets(session, ids, [trav.latest_schema(i) for i in ids])
-    return {row.id: _dataset(row) for row in rows}
+    rows = await node_queries.list_datasets(conn, ids, [trav.latest_schema(i) for i in ids])
+    return {row["id"]: _dataset(row) for row in rows}
 
 
 def _check_start(request: LineageRequest, graph: LineageGraph) -> None:
@@ -190,16 +187,16 @@ def _parents(graph: LineageGraph, keep: Collection[NodeRef]) -> list[ParentRelat
     return found
 
 
-def _location(row: Row[Any]) -> LocationRef:
-    return LocationRef(row.location_id, row.location_type, row.location_name)
+def _location(row: Record) -> LocationRef:
+    return LocationRef(row["location_id"], row["location_type"], row["location_name"])
 
 
-def _dataset(row: Row[Any]) -> DatasetNode:
+def _dataset(row: Record) -> DatasetNode:
     schema = None
-    if row.schema_id is not None:
-        schema = SchemaInfo(row.schema_id, orjson.loads(row.schema_fields))
-    return DatasetNode(row.id, row.name, row.format, _location(row), schema)
+    if row["schema_id"] is not None:
+        schema = SchemaInfo(row["schema_id"], orjson.loads(row["schema_fields"]))
+    return DatasetNode(row["id"], row["name"], row["format"], _location(row), schema)
 
 
-def _job(row: Row[Any]) -> JobNode:
-    return JobNode(row.id, row.name, row.type, _location(row), row.parent_job_id)
+def _job(row: Record) -> JobNode:
+    return JobNode(row["id"], row["name"], row["type"], _location(row), row["parent_job_id"])

@@ -1,10 +1,6 @@
 """Column lineage of a finished graph: only between its datasets, through its relations."""
 
 from collections.abc import Sequence
-from typing import Any
-
-from sqlalchemy import Row
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.lineage import queries
 from server.lineage.model import (
@@ -15,24 +11,25 @@ from server.lineage.model import (
     NodeRef,
     RelationKind,
 )
+from server.lineage.sql import Connection, Record
 from server.lineage.traversal import Traversal
 
 
 async def column_lineage(
-    session: AsyncSession, request: LineageRequest, trav: Traversal
+    conn: Connection, request: LineageRequest, trav: Traversal
 ) -> list[ColumnEdge]:
     """Column lineage of the graph's dataset pairs, through relations the graph holds."""
     datasets = [int(ref.id) for ref in trav.of_kind(NodeKind.DATASET)]
     if request.granularity is Granularity.DATASET:
         rows = await queries.list_column_lineage(
-            session, "operation_id", datasets, None, request.window
+            conn, "operation_id", datasets, None, request.window
         )
         kept = [r for r in rows if _has_dataset_edge(trav, r)]
     else:
         kind = NodeKind(request.granularity.value)
         processes = [ref.id for ref in trav.of_kind(kind)]
         rows = await queries.list_column_lineage(
-            session, queries.PROCESS_COLUMN[kind], datasets, processes, request.window
+            conn, queries.PROCESS_COLUMN[kind], datasets, processes, request.window
         )
         kept = [r for r in rows if _has_path(trav, kind, r)]
     return _union_columns(kept)
@@ -44,33 +41,38 @@ def _datasets_of(trav: Traversal, dataset_id: int) -> set[NodeRef]:
     return trav.with_twins({NodeRef(NodeKind.DATASET, dataset_id)})
 
 
-def _has_dataset_edge(trav: Traversal, row: Row[Any]) -> bool:
+def _has_dataset_edge(trav: Traversal, row: Record) -> bool:
     return any(
         (RelationKind.DATASET, source, target) in trav.relations
-        for source in _datasets_of(trav, row.source_dataset_id)
-        for target in _datasets_of(trav, row.target_dataset_id)
+        for source in _datasets_of(trav, row["source_dataset_id"])
+        for target in _datasets_of(trav, row["target_dataset_id"])
     )
 
 
-def _has_path(trav: Traversal, kind: NodeKind, row: Row[Any]) -> bool:
-    process = NodeRef(kind, row.process_id)
+def _has_path(trav: Traversal, kind: NodeKind, row: Record) -> bool:
+    process = NodeRef(kind, row["process_id"])
     reads = any(
         (RelationKind.INPUT, source, process) in trav.relations
-        for source in _datasets_of(trav, row.source_dataset_id)
+        for source in _datasets_of(trav, row["source_dataset_id"])
     )
     return reads and any(
         (RelationKind.OUTPUT, process, target) in trav.relations
-        for target in _datasets_of(trav, row.target_dataset_id)
+        for target in _datasets_of(trav, row["target_dataset_id"])
     )
 
 
-def _union_columns(rows: Sequence[Row[Any]]) -> list[ColumnEdge]:
+def _union_columns(rows: Sequence[Record]) -> list[ColumnEdge]:
     """One edge per (source, target, columns): types OR-ed, latest time kept, over processes."""
     merged: dict[tuple[int, int, str, str], ColumnEdge] = {}
     for row in rows:
-        key = (row.source_dataset_id, row.target_dataset_id, row.source_column, row.target_column)
+        key = (
+            row["source_dataset_id"],
+            row["target_dataset_id"],
+            row["source_column"],
+            row["target_column"],
+        )
         old = merged.get(key)
-        types = row.types | (old.types if old else 0)
-        last = max(row.last_seen_at, old.last_seen_at) if old else row.last_seen_at
+        types = row["types"] | (old.types if old else 0)
+        last = max(row["last_seen_at"], old.last_seen_at) if old else row["last_seen_at"]
         merged[key] = ColumnEdge(*key, types=types, last_seen_at=last)
     return [merged[key] for key in sorted(merged)]

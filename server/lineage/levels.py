@@ -9,15 +9,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
-
-from sqlalchemy import Row
 
 from server.lineage.model import IORelation, NodeKind, NodeRef, RelationKind
+from server.lineage.sql import Record
 from server.lineage.traversal import DOWN, UP, Traversal
 
 # (relation kind, source, target, the row carrying its counters and times)
-Edge = tuple[RelationKind, NodeRef, NodeRef, Sequence[Any]]
+Edge = tuple[RelationKind, NodeRef, NodeRef, Record]
 
 
 @dataclass(slots=True)
@@ -29,7 +27,7 @@ class Level:
     members: dict[str, list[NodeRef]] = field(default_factory=lambda: defaultdict(list))
     schemas: list[tuple[int, datetime, int]] = field(default_factory=list)
     # (from_dataset_id, to_dataset_id, type) reachable from the datasets reached
-    symlinks: Sequence[Row[Any]] = ()
+    symlinks: Sequence[Record] = ()
     capped: bool = False
 
     def add_relations(self, trav: Traversal) -> None:
@@ -41,7 +39,7 @@ class Level:
                 relations[key] = _relation(kind, source, target, row)
 
 
-def io_level(rows: Sequence[Sequence[Any]], kind: NodeKind, process: NodeKind) -> Level:
+def io_level(rows: Sequence[Record], kind: NodeKind, process: NodeKind) -> Level:
     """Rows of `queries.io_level_statement`: dataset <-> process edges of one step."""
     level = Level()
     from_datasets = kind is NodeKind.DATASET
@@ -73,24 +71,24 @@ def io_level(rows: Sequence[Sequence[Any]], kind: NodeKind, process: NodeKind) -
     return level
 
 
-def dataset_level(rows: Sequence[Row[Any]]) -> Level:
+def dataset_level(rows: Sequence[Record]) -> Level:
     """Rows of `queries.dataset_level_statement`: dataset -> dataset edges of one step."""
     level = Level()
     for row in rows:
-        source = NodeRef(NodeKind.DATASET, row.source_id)
-        target = NodeRef(NodeKind.DATASET, row.target_id)
+        direction, source_id, target_id = row[0], row[1], row[2]
+        source = NodeRef(NodeKind.DATASET, source_id)
+        target = NodeRef(NodeKind.DATASET, target_id)
         level.edges.append((RelationKind.DATASET, source, target, row))
-        if row.source_schema_id is not None:
-            level.schemas.append((row.source_id, row.last_seen_at, row.source_schema_id))
-        if row.target_schema_id is not None:
-            level.schemas.append((row.target_id, row.last_seen_at, row.target_schema_id))
-        level.reached[row.dir].append(target if row.dir == DOWN else source)
+        last_seen_at, source_schema_id, target_schema_id = row[8], row[9], row[10]
+        if source_schema_id is not None:
+            level.schemas.append((source_id, last_seen_at, source_schema_id))
+        if target_schema_id is not None:
+            level.schemas.append((target_id, last_seen_at, target_schema_id))
+        level.reached[direction].append(target if direction == DOWN else source)
     return level
 
 
-def _relation(
-    kind: RelationKind, source: NodeRef, target: NodeRef, row: Sequence[Any]
-) -> IORelation:
+def _relation(kind: RelationKind, source: NodeRef, target: NodeRef, row: Record) -> IORelation:
     # Both level statements end with: num_rows, num_bytes, num_files, types, first_seen_at,
     # last_seen_at (then their schema columns).
     num_rows, num_bytes, num_files, types, first_seen_at, last_seen_at = row[3:9]

@@ -6,21 +6,13 @@ are fetched by primary key in one partition each; other ids fall back to the id 
 which probes every partition.
 """
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Row, TextClause, text
-from sqlalchemy.ext.asyncio import AsyncSession
-
+from server.lineage.sql import Connection, Record, Statement, fetch
 from shared.uuids import uuid7_time_or_none
-
-
-async def _rows(session: AsyncSession, stmt: TextClause, **params: Any) -> Sequence[Row[Any]]:
-    rows: Sequence[Row[Any]] = (await session.execute(stmt, params)).all()
-    return rows
-
 
 # Every symlink reachable from the datasets `{seeds}` selects, as CTEs ending in `links`:
 # the caller admits them hop by hop. The consumer writes both directions, so following
@@ -45,22 +37,22 @@ _CLOSURE_OF_IDS = """
 WITH RECURSIVE {ctes}
 SELECT * FROM links
 """
-_SYMLINK_CLOSURE = text(
+_SYMLINK_CLOSURE = Statement.named(
     _CLOSURE_OF_IDS.format(
         ctes=SYMLINK_CLOSURE_CTES.format(seeds="SELECT unnest(CAST(:ids AS bigint[]))")
     )
 )
 
 
-async def list_symlink_closure(session: AsyncSession, dataset_ids: list[int]) -> Sequence[Row[Any]]:
+async def list_symlink_closure(conn: Connection, dataset_ids: list[int]) -> list[Record]:
     """Symlinks of the datasets, of their symlinked datasets, and so on."""
-    return await _rows(session, _SYMLINK_CLOSURE, ids=dataset_ids)
+    return await fetch(conn, _SYMLINK_CLOSURE, ids=dataset_ids)
 
 
 # Each dataset with the schema the graph shows for it (NULL: none), in one round trip.
 # The fields come as JSON text: the driver's JSONB codec parses them with the standard
 # library's json, several times slower than orjson (assemble parses them).
-_DATASETS = text("""
+_DATASETS = Statement.named("""
 SELECT d.id, d.name, d.format,
        l.id AS location_id, l.type AS location_type, l.name AS location_name,
        s.id AS schema_id, s.fields::text AS schema_fields
@@ -72,16 +64,16 @@ LEFT JOIN schema AS s ON s.id = k.schema_id
 
 
 async def list_datasets(
-    session: AsyncSession, ids: list[int], schemas: list[int | None]
-) -> Sequence[Row[Any]]:
+    conn: Connection, ids: list[int], schemas: list[int | None]
+) -> list[Record]:
     """Datasets by id, each with the schema of the same position in `schemas`."""
-    return await _rows(session, _DATASETS, ids=ids, schemas=schemas)
+    return await fetch(conn, _DATASETS, ids=ids, schemas=schemas)
 
 
 # The jobs and their ancestors up to :hops parent hops, in one round trip: the caller
 # admits them hop by hop as the node cap allows. OFFSET 0 keeps every step a primary-key
 # lookup (as in the symlink closure: the generic plan would scan the job table per step).
-_JOBS = text("""
+_JOBS = Statement.named("""
 WITH RECURSIVE up(id, hop) AS (
     SELECT unnest(CAST(:ids AS bigint[])), 0
     UNION
@@ -99,9 +91,9 @@ SELECT t.* FROM (SELECT DISTINCT id FROM up) AS u CROSS JOIN LATERAL (
 """)
 
 
-async def list_jobs(session: AsyncSession, ids: list[int], hops: int) -> Sequence[Row[Any]]:
+async def list_jobs(conn: Connection, ids: list[int], hops: int) -> list[Record]:
     """Jobs by id with their ancestors up to `hops` parent hops."""
-    return await _rows(session, _JOBS, ids=ids, hops=hops)
+    return await fetch(conn, _JOBS, ids=ids, hops=hops)
 
 
 # OFFSET 0 keeps the LATERAL a per-key primary-key lookup (run-time partition pruning);
@@ -124,8 +116,8 @@ _OPERATION_COLUMNS = (
     'x.id, x.run_id, x.name, x.type, x.status, x.position, x."group", x.description, '
     "x.created_at, x.started_at, x.ended_at"
 )
-_RUNS = text(_BY_KEY.format(columns=_RUN_COLUMNS, table="run"))
-_OPERATIONS = text(_BY_KEY.format(columns=_OPERATION_COLUMNS, table="operation"))
+_RUNS = Statement.named(_BY_KEY.format(columns=_RUN_COLUMNS, table="run"))
+_OPERATIONS = Statement.named(_BY_KEY.format(columns=_OPERATION_COLUMNS, table="operation"))
 
 
 def _keys(ids: Collection[UUID]) -> dict[str, list[Any]]:
@@ -143,15 +135,15 @@ def _keys(ids: Collection[UUID]) -> dict[str, list[Any]]:
 
 
 async def list_runs(
-    session: AsyncSession, ids: Collection[UUID], *, by_key: bool = True
-) -> Sequence[Row[Any]]:
+    conn: Connection, ids: Collection[UUID], *, by_key: bool = True
+) -> list[Record]:
     """Runs by id; `by_key=False` skips the UUIDv7 shortcut (a retry for ids it missed)."""
     params = _keys(ids) if by_key else {"created": [], "ids": [], "other": list(ids)}
-    return await _rows(session, _RUNS, **params)
+    return await fetch(conn, _RUNS, **params)
 
 
 async def list_operations(
-    session: AsyncSession, ids: Collection[UUID], *, by_key: bool = True
-) -> Sequence[Row[Any]]:
+    conn: Connection, ids: Collection[UUID], *, by_key: bool = True
+) -> list[Record]:
     params = _keys(ids) if by_key else {"created": [], "ids": [], "other": list(ids)}
-    return await _rows(session, _OPERATIONS, **params)
+    return await fetch(conn, _OPERATIONS, **params)

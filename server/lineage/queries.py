@@ -6,31 +6,14 @@ statement filters by frontier arrays (`= ANY(:ids)`), so one round trip serves a
 however wide it is.
 """
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    FromClause,
-    Row,
-    Select,
-    Table,
-    TextClause,
-    any_,
-    bindparam,
-    func,
-    select,
-    text,
-)
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from server.lineage.model import NodeId, NodeKind, TimeWindow
 from server.lineage.node_queries import SYMLINK_CLOSURE_CTES
-from shared.models import ColumnLineage
+from server.lineage.sql import Connection, Record, Statement, fetch
 
-COLUMN_LINEAGE: Table = ColumnLineage.__table__  # type: ignore[assignment]
 # The column of input/output/column_lineage naming each process level.
 PROCESS_COLUMN = {
     NodeKind.OPERATION: "operation_id",
@@ -49,13 +32,6 @@ class IOPart:
     direction: str  # DOWN or UP: also the bound frontier parameter
     where: str  # dataset_id or a process column
     group: str  # the process column of the requested granularity
-
-
-def _window(table: FromClause) -> list[ColumnElement[bool]]:
-    return [
-        table.c.created_at <= bindparam("until"),
-        table.c.last_event_time >= bindparam("since"),
-    ]
 
 
 # One side of an I/O level: the frontier's rows of one table aggregated per (dataset,
@@ -130,24 +106,24 @@ class LevelRows:
     """A level's rows and the symlinks (from_dataset_id, to_dataset_id, type) reachable
     from the datasets it reached."""
 
-    rows: list[Row[Any]]
-    symlinks: list[Row[Any]]
+    rows: list[Record]
+    symlinks: list[Record]
 
 
-def _with_symlinks(level: str, reached: str) -> TextClause:
+def _with_symlinks(level: str, reached: str) -> Statement:
     ctes = SYMLINK_CLOSURE_CTES.format(seeds=_LEVEL_SEEDS.format(reached=reached))
-    return text(_WITH_SYMLINKS.format(level=level, ctes=ctes))
+    return Statement.named(_WITH_SYMLINKS.format(level=level, ctes=ctes))
 
 
 @cache
-def io_level_statement(parts: tuple[IOPart, ...]) -> TextClause:
+def io_level_statement(parts: tuple[IOPart, ...]) -> Statement:
     """Inputs/outputs of a frontier aggregated per (dataset, process); one part per direction.
 
     From processes, the level reaches datasets: their symlinks come with it."""
     # No ORDER BY: the service orders what it keeps; the LIMIT only bounds a runaway level.
     level = " UNION ALL ".join(_io_select(p) for p in parts) + " LIMIT :row_limit"
     if all(p.where == "dataset_id" for p in parts):
-        return text(level)
+        return Statement.named(level)
     return _with_symlinks(level, "dataset_id")
 
 
@@ -182,7 +158,7 @@ GROUP BY i.dataset_id, o.dataset_id
 
 
 @cache
-def dataset_level_statement(directions: tuple[str, ...]) -> TextClause:
+def dataset_level_statement(directions: tuple[str, ...]) -> Statement:
     """Dataset -> dataset edges through operations that read one and wrote the other, with
     the symlinks of the datasets reached."""
     parts = []
@@ -204,74 +180,68 @@ def _level_params(
 
 
 async def list_io_level(
-    session: AsyncSession,
+    conn: Connection,
     parts: tuple[IOPart, ...],
     frontier: dict[str, list[NodeId]],
     window: TimeWindow,
     row_limit: int,
 ) -> LevelRows:
     params = _level_params(frontier, window, row_limit)
-    return _split((await session.execute(io_level_statement(parts), params)).all())
+    return _split(await fetch(conn, io_level_statement(parts), **params))
 
 
 async def list_dataset_level(
-    session: AsyncSession,
+    conn: Connection,
     frontier: dict[str, list[NodeId]],
     window: TimeWindow,
     row_limit: int,
 ) -> LevelRows:
     stmt = dataset_level_statement(tuple(frontier))
     params = _level_params(frontier, window, row_limit)
-    return _split((await session.execute(stmt, params)).all())
+    return _split(await fetch(conn, stmt, **params))
 
 
-def _split(rows: Sequence[Row[Any]]) -> LevelRows:
-    level: list[Row[Any]] = []
-    symlinks: list[Row[Any]] = []
+def _split(rows: list[Record]) -> LevelRows:
+    """Level rows and symlink rows (`dir`, the first column, is NULL on the latter)."""
+    level: list[Record] = []
+    symlinks: list[Record] = []
     for row in rows:
-        (level if row.dir is not None else symlinks).append(row)
+        (level if row[0] is not None else symlinks).append(row)
     return LevelRows(level, symlinks)
 
 
+# Column lineage between the graph's datasets, per process; {processes} narrows it to the
+# graph's processes (none at DATASET granularity: the service checks the dataset edges).
+_COLUMN_LINEAGE = """
+SELECT source_dataset_id, target_dataset_id, {process} AS process_id,
+       source_column, target_column, bit_or(types) AS types,
+       max(last_event_time) AS last_seen_at
+FROM column_lineage
+WHERE source_dataset_id = ANY(:datasets) AND target_dataset_id = ANY(:datasets){processes}
+  AND created_at <= :until AND last_event_time >= :since
+GROUP BY source_dataset_id, target_dataset_id, {process}, source_column, target_column
+"""
+
+
 @cache
-def column_lineage_statement(process_column: str, *, by_process: bool) -> Select[Any]:
+def column_lineage_statement(process_column: str, *, by_process: bool) -> Statement:
     """Column lineage between graph datasets (through graph processes if `by_process`)."""
     if process_column not in PROCESS_COLUMNS:
         raise ValueError(f"not a process column: {process_column}")
-    cl = COLUMN_LINEAGE
-    processes = [cl.c[process_column] == any_(bindparam("processes"))] if by_process else []
-    return (
-        select(
-            cl.c.source_dataset_id,
-            cl.c.target_dataset_id,
-            cl.c[process_column].label("process_id"),
-            cl.c.source_column,
-            cl.c.target_column,
-            func.bit_or(cl.c.types).label("types"),
-            func.max(cl.c.last_event_time).label("last_seen_at"),
-        )
-        .where(
-            cl.c.source_dataset_id == any_(bindparam("datasets")),
-            cl.c.target_dataset_id == any_(bindparam("datasets")),
-            *processes,
-            *_window(cl),
-        )
-        .group_by(cl.c.source_dataset_id, cl.c.target_dataset_id, cl.c[process_column])
-        .group_by(cl.c.source_column, cl.c.target_column)
-    )
+    processes = f" AND {process_column} = ANY(:processes)" if by_process else ""
+    return Statement.named(_COLUMN_LINEAGE.format(process=process_column, processes=processes))
 
 
 async def list_column_lineage(
-    session: AsyncSession,
+    conn: Connection,
     process_column: str,
     datasets: list[int],
     processes: list[NodeId] | None,
     window: TimeWindow,
-) -> Sequence[Row[Any]]:
+) -> list[Record]:
     """Column lineage rows; `processes=None` leaves the process unfiltered (DATASET graphs)."""
     stmt = column_lineage_statement(process_column, by_process=processes is not None)
     params: dict[str, Any] = {"datasets": datasets, "since": window.since, "until": window.until}
     if processes is not None:
         params["processes"] = processes
-    rows: Sequence[Row[Any]] = (await session.execute(stmt, params)).all()
-    return rows
+    return await fetch(conn, stmt, **params)

@@ -4,7 +4,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Response
 
-from server.deps import LineageSessionDep, SettingsDep
+from server.deps import LineageConnectionDep, SettingsDep
 from server.errors import NOT_FOUND
 from server.lineage import service
 from server.lineage.render import render_json
@@ -26,15 +26,15 @@ OptionsDep = Annotated[ServerOptions, Depends(_options)]
 
 @router.get("", summary="Lineage graph around start nodes", **_DOCUMENTED)
 async def get_lineage(
-    query: Annotated[LineageQuery, Query()], session: LineageSessionDep, options: OptionsDep
+    query: Annotated[LineageQuery, Query()], conn: LineageConnectionDep, options: OptionsDep
 ) -> Response:
-    graph = await service.get_lineage(session, query.to_request(options))
+    graph = await service.get_lineage(conn, query.to_request(options))
     return Response(render_json(graph), media_type="application/json")
 
 
 @router.post("", summary="Lineage graph around many start nodes (JSON body)", **_DOCUMENTED)
 async def post_lineage(
-    body: LineageQuery, session: LineageSessionDep, options: OptionsDep
+    body: LineageQuery, conn: LineageConnectionDep, options: OptionsDep
 ) -> Response:
-    graph = await service.get_lineage(session, body.to_request(options))
+    graph = await service.get_lineage(conn, body.to_request(options))
     return Response(render_json(graph), media_type="application/json")

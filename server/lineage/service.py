@@ -9,10 +9,6 @@ level. Symlinks and parent relations never cost a level. The node cap stops the 
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
-
-from sqlalchemy import Row
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.lineage import node_queries, queries
 from server.lineage.assemble import assemble_graph
@@ -28,6 +24,7 @@ from server.lineage.model import (
     NodeRef,
     SymlinkRelation,
 )
+from server.lineage.sql import Connection, Record
 from server.lineage.traversal import DOWN, UP, Traversal
 
 # A level may return at most this many relation rows per allowed node: enough for any
@@ -35,15 +32,15 @@ from server.lineage.traversal import DOWN, UP, Traversal
 ROWS_PER_NODE = 20
 
 
-async def get_lineage(session: AsyncSession, request: LineageRequest) -> LineageGraph:
+async def get_lineage(conn: Connection, request: LineageRequest) -> LineageGraph:
     """The lineage graph around the start nodes (NotFoundError if one does not exist)."""
     trav = Traversal(request.max_nodes)
     start = trav.admit(NodeRef(request.start_kind, i) for i in request.start_ids)
-    await _follow_symlinks(session, trav, start)
-    await _expand(session, request, trav, start)
-    graph = await assemble_graph(session, request, trav)
+    await _follow_symlinks(conn, trav, start)
+    await _expand(conn, request, trav, start)
+    graph = await assemble_graph(conn, request, trav)
     if request.include_column_lineage:
-        graph.columns = await column_lineage(session, request, trav)
+        graph.columns = await column_lineage(conn, request, trav)
     return cap_relations(graph, RELATIONS_PER_NODE * request.max_nodes)
 
 
@@ -68,14 +65,14 @@ def _directions(direction: Direction) -> tuple[str, ...]:
 
 
 async def _expand(
-    session: AsyncSession, request: LineageRequest, trav: Traversal, start: list[NodeRef]
+    conn: Connection, request: LineageRequest, trav: Traversal, start: list[NodeRef]
 ) -> None:
     frontier = {d: trav.claim(d, start) for d in _directions(request.direction)}
     kind = request.start_kind
     for _ in range(request.depth):
         if trav.truncated or not any(frontier.values()):
             return
-        level = await _level(session, request, kind, frontier)
+        level = await _level(conn, request, kind, frontier)
         for direction, members in level.members.items():
             trav.admit(members)
             trav.claim(direction, members)  # their relations are in this level already
@@ -97,14 +94,14 @@ def _next_kind(granularity: Granularity, kind: NodeKind) -> NodeKind:
     return NodeKind(granularity.value)
 
 
-async def _follow_symlinks(session: AsyncSession, trav: Traversal, refs: list[NodeRef]) -> None:
+async def _follow_symlinks(conn: Connection, trav: Traversal, refs: list[NodeRef]) -> None:
     """Add symlinked datasets (and theirs, transitively) without spending a level."""
     datasets = sorted(int(r.id) for r in refs if r.kind is NodeKind.DATASET)
     if datasets:
-        _admit_symlinks(trav, refs, await node_queries.list_symlink_closure(session, datasets))
+        _admit_symlinks(trav, refs, await node_queries.list_symlink_closure(conn, datasets))
 
 
-def _admit_symlinks(trav: Traversal, refs: list[NodeRef], closure: Sequence[Row[Any]]) -> None:
+def _admit_symlinks(trav: Traversal, refs: list[NodeRef], closure: Sequence[Record]) -> None:
     """Admit the symlinked datasets of `refs` from `closure`, the symlink rows reachable from
     them (or from more datasets), hop by hop in the same order and under the same cap as one
     query per hop would."""
@@ -113,7 +110,7 @@ def _admit_symlinks(trav: Traversal, refs: list[NodeRef], closure: Sequence[Row[
         return
     links: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for row in closure:
-        links[row.from_dataset_id].append((row.to_dataset_id, row.type))
+        links[row["from_dataset_id"]].append((row["to_dataset_id"], row["type"]))
     while pending:
         hop = [(source, *link) for source in pending for link in links.get(source, ())]
         added = trav.admit(NodeRef(NodeKind.DATASET, target) for _, target, _ in hop)
@@ -123,7 +120,7 @@ def _admit_symlinks(trav: Traversal, refs: list[NodeRef], closure: Sequence[Row[
 
 
 async def _level(
-    session: AsyncSession,
+    conn: Connection,
     request: LineageRequest,
     kind: NodeKind,
     frontier: dict[str, set[NodeRef]],
@@ -133,12 +130,12 @@ async def _level(
     }
     row_limit = ROWS_PER_NODE * request.max_nodes + 1
     if request.granularity is Granularity.DATASET:
-        found = await queries.list_dataset_level(session, ids, request.window, row_limit)
+        found = await queries.list_dataset_level(conn, ids, request.window, row_limit)
         level = dataset_level(found.rows)
     else:
         process = NodeKind(request.granularity.value)
         parts = _io_parts(kind, process, tuple(ids))
-        found = await queries.list_io_level(session, parts, ids, request.window, row_limit)
+        found = await queries.list_io_level(conn, parts, ids, request.window, row_limit)
         level = io_level(found.rows, kind, process)
     level.symlinks = found.symlinks
     level.capped = len(found.rows) >= row_limit

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
+import asyncpg
 import httpx
 import orjson
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from server.app import create_app
 from server.observability import configure_logging
 from server.settings import ServerSettings
+from shared.db import sync_url
 from shared.settings import LogSettings
 from tests.server.conftest import World, open_client, server_settings
 
@@ -162,6 +164,31 @@ async def test_slow_request_is_a_504_problem(database_url: str) -> None:
         response = await client.get("/test-only/slow")
     await app.state.databases.dispose()
     assert (response.status_code, response.headers["content-type"]) == (504, PROBLEM)
+
+
+@pytest.mark.parametrize(
+    ("table", "path"),
+    [
+        # Lineage statements run on asyncpg itself, the catalogue's through SQLAlchemy:
+        # both kinds of error must come out as the same problem.
+        ("dataset_symlink", "/v1/lineage?start_node_type=DATASET&start_node_id=1"),
+        ("dataset", "/v1/datasets"),
+    ],
+)
+async def test_statement_timeout_is_a_504_problem(database_url: str, table: str, path: str) -> None:
+    settings = server_settings(database_url)
+    database = settings.database.model_copy(update={"statement_timeout_ms": 300})
+    # A lock held elsewhere makes the request's first statement wait past its timeout.
+    locker = await asyncpg.connect(sync_url(database_url))
+    try:
+        async with locker.transaction():
+            await locker.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+            async with open_client(settings.model_copy(update={"database": database})) as client:
+                response = await client.get(path)
+    finally:
+        await locker.close()
+    assert (response.status_code, response.headers["content-type"]) == (504, PROBLEM)
+    assert response.json()["type"].endswith("/query-timeout")
 
 
 async def test_health(api_client: httpx.AsyncClient, database_url: str) -> None:
