@@ -10,6 +10,8 @@ _UNIX_MS_SHIFT = 80
 # calls per id on the consumer's hot path.
 _V7_MASK = (0xF << 76) | (0x3 << 62)
 _V7_BITS = (0x7 << 76) | (0x2 << 62)
+# 9999-12-31T23:59:59.999Z in Unix milliseconds: the latest time a datetime can hold.
+_MAX_MILLIS = 253_402_300_799_999
 # A batch repeats a few ids (a run, its operations, its parents) and ids minted in the same
 # millisecond share a time, so a small cache saves most datetime constructions.
 _CACHE_SIZE = 4096
@@ -30,6 +32,16 @@ def uuid7_time_or_none(value: UUID) -> datetime | None:
         return uuid7_time(value)
     except (ValueError, OverflowError, OSError):
         return None
+
+
+def uuid7_millis(value: UUID) -> int | None:
+    """The Unix milliseconds of a UUIDv7 exactly when uuid7_time_or_none dates it, else None
+    (no datetime made: the server sends thousands of these to PostgreSQL as integers)."""
+    bits = value.int
+    if bits & _V7_MASK != _V7_BITS:
+        return None
+    millis = bits >> _UNIX_MS_SHIFT
+    return millis if millis <= _MAX_MILLIS else None
 
 
 def v7_time_fits(value: UUID) -> bool:

@@ -1,16 +1,22 @@
 """The lineage endpoint contract: parameters, several start nodes, errors (never a 5xx)."""
 
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
+from consumer.ingest import ingest_payloads
 from server.lineage.schemas import LineageResponse
+from shared.uuids import uuid7_time
 from tests.server.conftest import open_client, reader_api_client, server_settings
 from tests.server.lineage_conftest import LineageWorld, columns_world, lineage_client, lineage_world
+from tests.server.lineage_events import dataset, run_event, uuid7
 from tests.server.lineage_scenarios import APP_RUN, CYCLE_A, CYCLE_B, OP1, RAW_TABLE, WIN_SRC
 from tests.server.test_lineage_spark import graph, lineage
 
@@ -227,3 +233,37 @@ async def test_body_matches_the_documented_schema(
     assert body["nodes"]["datasets"]
     model = LineageResponse.model_validate(body)
     assert model.model_dump(mode="json", by_alias=True) == body
+
+
+async def test_run_dated_past_2242_is_found(
+    engine: AsyncEngine, lineage_client: httpx.AsyncClient
+) -> None:
+    """The consumer dates a UUIDv7 with float seconds, exact to the millisecond only up
+    to year 2242; the lineage loaders compute the exact time, miss such a run by key and
+    must find it by id."""
+    at = datetime(2500, 3, 1, 12, 0, 0, 123_000, tzinfo=UTC)
+    run_id = uuid7(at, seed=2500)
+    assert uuid7_time(run_id) != at  # the case: the stored created_at is not exact
+    source, target = dataset("far-future", "in"), dataset("far-future", "out")
+    events = [
+        run_event(kind, at, run_id, ("far-future", "job"), inputs=[source], outputs=[target])
+        for kind in ("START", "COMPLETE")
+    ]
+    assert not (await ingest_payloads(engine, events)).rejects
+    starts = [("RUN", str(run_id)), ("DATASET", str(await _id_of(engine)))]
+    for kind, node_id in starts:
+        params = {"start_node_type": kind, "start_node_id": node_id}
+        response = await _get(lineage_client, **params, granularity="RUN", depth=2)
+        assert response.status_code == 200, response.text
+        assert [run["id"] for run in response.json()["nodes"]["runs"]] == [str(run_id)]
+
+
+async def _id_of(engine: AsyncEngine) -> int:
+    async with engine.connect() as conn:
+        found = await conn.scalar(
+            text(
+                "SELECT d.id FROM dataset AS d JOIN location AS l ON l.id = d.location_id "
+                "WHERE l.name = 'far-future' AND d.name = 'in'"
+            )
+        )
+    return int(found)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.uuids import uuid7_time
+from shared.uuids import uuid7_millis, uuid7_time, uuid7_time_or_none
 
 pytestmark = pytest.mark.unit
 
@@ -47,3 +47,30 @@ def test_matches_uuid_version(millis: int, version: int, variant: int, rest: int
 )
 def test_known_ids(text: str, expected: datetime | None) -> None:
     assert uuid7_time(UUID(text)) == expected
+
+
+@given(
+    millis=st.integers(min_value=0, max_value=2**48 - 1),
+    version=st.sampled_from([1, 4, 7, 7, 7]),
+    variant=st.integers(min_value=0, max_value=3),
+    rest=st.integers(min_value=0, max_value=2**62 - 1),
+)
+def test_uuid7_millis_agrees_with_uuid7_time_or_none(
+    millis: int, version: int, variant: int, rest: int
+) -> None:
+    value = UUID(int=(millis << 80) | (version << 76) | (variant << 62) | rest)
+    millis_of = uuid7_millis(value)
+    dated = uuid7_time_or_none(value)
+    assert (millis_of is None) == (dated is None)
+    if millis_of is not None and dated is not None:
+        assert millis_of == value.int >> 80
+
+
+@pytest.mark.parametrize("millis", [253_402_300_799_999, 253_402_300_800_000, 2**48 - 1])
+def test_uuid7_millis_at_year_9999(millis: int) -> None:
+    value = UUID(int=(millis << 80) | (7 << 76) | (2 << 62))
+    millis_of = uuid7_millis(value)
+    dated = uuid7_time_or_none(value)
+    assert (millis_of is None) == (dated is None)
+    if millis_of is not None and dated is not None:
+        assert millis_of == value.int >> 80
