@@ -60,6 +60,7 @@ def _databases(settings: ServerSettings) -> Databases:
         application_name=f"{APPLICATION_NAME}-lineage",
         parameters=LINEAGE_TUNING,
         autocommit=True,
+        pre_ping=False,  # a closed connection is caught without a round trip: server.deps
     )
     admin = None
     if settings.server.admin_database_url is not None:

@@ -19,13 +19,15 @@ def create_engine(
     application_name: str,
     parameters: Mapping[str, str] | None = None,
     autocommit: bool = False,
+    pre_ping: bool = True,
 ) -> AsyncEngine:
     """An asyncpg engine with the configured pool and a per-statement timeout.
 
     `parameters` are PostgreSQL settings sent in each connection's start-up packet, so
     they cost no round trip. `autocommit` drops the BEGIN and ROLLBACK round trips around
     every session: for readers, whose statements see a fresh snapshot each under READ
-    COMMITTED anyway.
+    COMMITTED anyway. `pre_ping=False` drops the round trip that tests each connection at
+    checkout; the caller must then check the connection itself.
     """
     server_settings = {"application_name": application_name, **(parameters or {})}
     if settings.statement_timeout_ms:
@@ -35,7 +37,7 @@ def create_engine(
         settings.url.get_secret_value(),
         pool_size=settings.pool_size,
         max_overflow=settings.max_overflow,
-        pool_pre_ping=True,
+        pool_pre_ping=pre_ping,
         echo=settings.echo,
         connect_args={"server_settings": server_settings},
         **options,

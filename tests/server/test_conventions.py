@@ -191,6 +191,27 @@ async def test_statement_timeout_is_a_504_problem(database_url: str, table: str,
     assert response.json()["type"].endswith("/query-timeout")
 
 
+async def test_lineage_survives_its_pooled_connections_being_closed(database_url: str) -> None:
+    """The lineage engine checks its connections without a ping (server.deps): one the
+    server closed since it was pooled (a restart, a terminated backend) is replaced."""
+    path = "/v1/lineage?start_node_type=DATASET&start_node_id=987654321"
+    async with open_client(server_settings(database_url)) as client:
+        assert (await client.get(path)).status_code == 404  # pools a connection
+        admin = await asyncpg.connect(sync_url(database_url))
+        try:
+            ended = await admin.fetchval(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE application_name = 'threadline-server-lineage'"
+                " AND datname = current_database()"
+            )
+        finally:
+            await admin.close()
+        assert ended >= 1
+        await asyncio.sleep(0.5)  # the event loop reads the server's goodbye
+        response = await client.get(path)
+    assert response.status_code == 404, response.text
+
+
 async def test_health(api_client: httpx.AsyncClient, database_url: str) -> None:
     assert (await api_client.get("/health")).json() == {"status": "ok", "database": "ok"}
     down = database_url.replace(database_url.split("@")[-1].split("/")[0], "127.0.0.1:1")
