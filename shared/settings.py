@@ -46,7 +46,11 @@ class DatabaseSettings(Section):
     statement_timeout_ms: int = Field(
         default=60_000, ge=0, description="Per-statement timeout in milliseconds (0 = none)."
     )
-    echo: bool = Field(default=False, description="Log every SQL statement (debugging only).")
+    echo: bool = Field(
+        default=False,
+        description="Log the SQL statements sent through SQLAlchemy (debugging only); the "
+        "consumer's writes and the lineage queries run on asyncpg directly and are not logged.",
+    )
     reader_role: str | None = Field(
         default="threadline_reader",
         description="Role granted read-only access by threadline-migrate (the server's role).",
