@@ -25,18 +25,10 @@ def uuid7_time(value: UUID) -> datetime | None:
     return _from_millis(bits >> _UNIX_MS_SHIFT)
 
 
-def uuid7_time_or_none(value: UUID) -> datetime | None:
-    """uuid7_time, with None too for a UUIDv7 dated after year 9999 (a typo or a probe:
-    48 bits of milliseconds reach year 10889, no datetime holds it)."""
-    try:
-        return uuid7_time(value)
-    except (ValueError, OverflowError, OSError):
-        return None
-
-
 def uuid7_millis(value: UUID) -> int | None:
-    """The Unix milliseconds of a UUIDv7 exactly when uuid7_time_or_none dates it, else None
-    (no datetime made: the server sends thousands of these to PostgreSQL as integers)."""
+    """The Unix milliseconds of a UUIDv7 a datetime can hold (year <= 9999), else None: 48
+    bits of milliseconds reach year 10889, and a later id is a typo or a probe. The server
+    sends thousands of these to PostgreSQL as integers, no datetime made."""
     bits = value.int
     if bits & _V7_MASK != _V7_BITS:
         return None
@@ -44,9 +36,15 @@ def uuid7_millis(value: UUID) -> int | None:
     return millis if millis <= _MAX_MILLIS else None
 
 
+def uuid7_time_or_none(value: UUID) -> datetime | None:
+    """uuid7_time, with None too for a UUIDv7 dated after year 9999."""
+    millis = uuid7_millis(value)
+    return None if millis is None else _from_millis(millis)
+
+
 def v7_time_fits(value: UUID) -> bool:
     """False for a UUIDv7 dated after year 9999; True for every other UUID."""
-    return value.int & _V7_MASK != _V7_BITS or uuid7_time_or_none(value) is not None
+    return value.int & _V7_MASK != _V7_BITS or uuid7_millis(value) is not None
 
 
 @lru_cache(maxsize=_CACHE_SIZE)

@@ -69,6 +69,12 @@ def test_uuid7_millis_agrees_with_uuid7_time_or_none(
 @pytest.mark.parametrize("millis", [253_402_300_799_999, 253_402_300_800_000, 2**48 - 1])
 def test_uuid7_millis_at_year_9999(millis: int) -> None:
     value = UUID(int=(millis << 80) | (7 << 76) | (2 << 62))
+    try:
+        datetime.fromtimestamp(millis / 1000, tz=UTC)
+        holds = True
+    except (ValueError, OverflowError, OSError):
+        holds = False
+    assert (uuid7_millis(value) is not None) == holds  # the bound is datetime's own
     millis_of = uuid7_millis(value)
     dated = uuid7_time_or_none(value)
     assert (millis_of is None) == (dated is None)
