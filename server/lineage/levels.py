@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from server.lineage.model import IORelation, NodeKind, NodeRef, RelationKind
+from server.lineage.model import IORelation, NodeKind, NodeRef, RelationKind, make, node_ref
 from server.lineage.sql import Record
 from server.lineage.traversal import DOWN, UP, Traversal
 
@@ -53,9 +53,9 @@ def io_level(rows: Sequence[Record], kind: NodeKind, process: NodeKind) -> Level
         direction, dataset_id, process_id = row[0], row[1], row[2]
         last_seen_at, schema_id = row[8], row[9]
         dataset = datasets.get(dataset_id) or datasets.setdefault(
-            dataset_id, NodeRef(NodeKind.DATASET, dataset_id)
+            dataset_id, node_ref(NodeKind.DATASET, dataset_id)
         )
-        proc = NodeRef(process, process_id)
+        proc = node_ref(process, process_id)
         if schema_id is not None:
             schemas.append((dataset_id, last_seen_at, schema_id))
         if read[direction]:
@@ -76,8 +76,8 @@ def dataset_level(rows: Sequence[Record]) -> Level:
     level = Level()
     for row in rows:
         direction, source_id, target_id = row[0], row[1], row[2]
-        source = NodeRef(NodeKind.DATASET, source_id)
-        target = NodeRef(NodeKind.DATASET, target_id)
+        source = node_ref(NodeKind.DATASET, source_id)
+        target = node_ref(NodeKind.DATASET, target_id)
         level.edges.append((RelationKind.DATASET, source, target, row))
         last_seen_at, source_schema_id, target_schema_id = row[8], row[9], row[10]
         if source_schema_id is not None:
@@ -90,17 +90,7 @@ def dataset_level(rows: Sequence[Record]) -> Level:
 
 def _relation(kind: RelationKind, source: NodeRef, target: NodeRef, row: Record) -> IORelation:
     # Both level statements end with: num_rows, num_bytes, num_files, types, first_seen_at,
-    # last_seen_at (then their schema columns).
-    num_rows, num_bytes, num_files, types, first_seen_at, last_seen_at = row[3:9]
+    # last_seen_at (then their schema columns): IORelation's fields in its order.
+    counters, types, seen = row[3:6], row[6], row[7:9]
     output_types = types if kind is not RelationKind.INPUT else None
-    return IORelation(
-        kind,
-        source,
-        target,
-        num_rows,
-        num_bytes,
-        num_files,
-        output_types,
-        first_seen_at,
-        last_seen_at,
-    )
+    return make(IORelation, (kind, source, target, *counters, output_types, *seen))

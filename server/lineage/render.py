@@ -83,31 +83,85 @@ def _job(node: JobNode) -> Json:
     }
 
 
-def _run(node: RunNode) -> Json:
-    body = node._asdict()
-    body["status"] = STATUS_NAMES[node.status]
-    return body
+# Runs and operations come by the thousand: one dict display per node, unpacked in field
+# order, costs half of `_asdict()` and a status fix-up per node.
+def _runs(nodes: list[RunNode]) -> list[Json]:
+    names = STATUS_NAMES
+    return [
+        {
+            "id": run_id,
+            "job_id": job_id,
+            "parent_run_id": parent_run_id,
+            "status": names[status],
+            "created_at": created_at,
+            "started_at": started_at,
+            "ended_at": ended_at,
+            "external_id": external_id,
+            "attempt": attempt,
+        }
+        for (
+            run_id,
+            job_id,
+            parent_run_id,
+            status,
+            created_at,
+            started_at,
+            ended_at,
+            external_id,
+            attempt,
+        ) in nodes
+    ]
 
 
-def _operation(node: OperationNode) -> Json:
-    body = node._asdict()
-    body["status"] = STATUS_NAMES[node.status]
-    return body
+def _operations(nodes: list[OperationNode]) -> list[Json]:
+    names = STATUS_NAMES
+    return [
+        {
+            "id": op_id,
+            "run_id": run_id,
+            "name": name,
+            "type": op_type,
+            "status": names[status],
+            "position": position,
+            "group": group,
+            "description": description,
+            "created_at": created_at,
+            "started_at": started_at,
+            "ended_at": ended_at,
+        }
+        for (
+            op_id,
+            run_id,
+            name,
+            op_type,
+            status,
+            position,
+            group,
+            description,
+            created_at,
+            started_at,
+            ended_at,
+        ) in nodes
+    ]
 
 
-def _io(rel: IORelation, refs: _Refs) -> Json:
-    body: Json = {
-        "from": refs[rel.source],
-        "to": refs[rel.target],
-        "num_rows": rel.num_rows,
-        "num_bytes": rel.num_bytes,
-        "num_files": rel.num_files,
-        "first_seen_at": rel.first_seen_at,
-        "last_seen_at": rel.last_seen_at,
-    }
-    if rel.kind is not RelationKind.INPUT:
-        body["types"] = output_type_names(rel.output_types)
-    return body
+def _io(relations: list[IORelation], refs: _Refs) -> dict[RelationKind, list[Json]]:
+    """Relation bodies by kind, in the graph's order."""
+    by_kind: dict[RelationKind, list[Json]] = {kind: [] for kind in RelationKind}
+    for kind, source, target, rows, size, files, types, first_seen, last_seen in relations:
+        body: Json = {
+            "from": refs[source],
+            "to": refs[target],
+            "num_rows": rows,
+            "num_bytes": size,
+            "num_files": files,
+            "first_seen_at": first_seen,
+            "last_seen_at": last_seen,
+        }
+        if kind is not RelationKind.INPUT:
+            body["types"] = output_type_names(types)
+        by_kind[kind].append(body)
+    return by_kind
 
 
 def _columns(edges: Iterable[ColumnEdge], bit: ColumnLineageType) -> list[Json]:
@@ -130,11 +184,9 @@ def _columns(edges: Iterable[ColumnEdge], bit: ColumnLineageType) -> list[Json]:
 
 def _relations(graph: LineageGraph) -> Json:
     refs = _Refs()
-    by_kind: dict[RelationKind, list[Json]] = {kind: [] for kind in RelationKind}
-    for rel in graph.relations:
-        by_kind[rel.kind].append(_io(rel, refs))
+    by_kind = _io(graph.relations, refs)
     return {
-        "parents": [{"from": refs[p.parent], "to": refs[p.child]} for p in graph.parents],
+        "parents": [{"from": refs[parent], "to": refs[child]} for parent, child in graph.parents],
         "symlinks": [
             {"from": _dataset_ref(s.source_id), "to": _dataset_ref(s.target_id), "type": s.type}
             for s in graph.symlinks
@@ -151,8 +203,8 @@ def render(graph: LineageGraph) -> Json:
     nodes = {
         "datasets": [_dataset(n) for n in graph.datasets],
         "jobs": [_job(n) for n in graph.jobs],
-        "runs": [_run(n) for n in graph.runs],
-        "operations": [_operation(n) for n in graph.operations],
+        "runs": _runs(graph.runs),
+        "operations": _operations(graph.operations),
     }
     return {"nodes": nodes, "relations": _relations(graph), "truncated": graph.truncated}
 
