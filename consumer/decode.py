@@ -29,6 +29,7 @@ from uuid import UUID
 import orjson
 
 from shared.enums import Status
+from shared.frozen import fast_init
 from shared.uuids import v7_time_fits
 
 Json = Mapping[str, Any]
@@ -67,6 +68,7 @@ class Kind(StrEnum):
     JOB = "JobEvent"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Event:
     kind: Kind

@@ -24,6 +24,7 @@ from consumer.extract.datasets import job_location
 from consumer.extract.facets import Json, key_part, obj, text, uuid_at
 from consumer.records import Extracted, JobKey, JobRecord, OperationRecord, RunRecord
 from shared.enums import JobType, Status
+from shared.frozen import fast_init
 from shared.uuids import uuid7_time
 
 STARTING = frozenset({"START", "RUNNING"})
@@ -32,6 +33,7 @@ FAILING = frozenset({"FAIL", "ABORT"})
 MAX_NAME = 2000
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Placement:
     """Where an event's inputs and outputs attach: an operation of a run of a job."""
@@ -43,6 +45,7 @@ class Placement:
     sql: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Parent:
     """A run named by a parent (or root) facet, and its job."""
