@@ -2,11 +2,14 @@
 # Depth-3 lineage of both systems, alternated in rounds so both see the same machine:
 # per round Threadline (dataset start, job start), then Data.Rentgen (the same). Needs the
 # 40k databases of run_all.sh (bench_tl_40k) and rentgen/run.sh (bench_dr_40k).
-#   benchmarks/depth3_rounds.sh [ROUNDS]   -> benchmarks/results/api-40k-depth3-rounds.json
+#   benchmarks/depth3_rounds.sh [ROUNDS] [RESULT]
+#   RESULT defaults to benchmarks/results/api-40k-depth3-rounds.json (the fifth set's file:
+#   name another to keep it, as the sixth set's -b524bb6.json does).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY=.venv/bin/python
 ROUNDS="${1:-3}"
+RESULT="${2:-benchmarks/results/api-40k-depth3-rounds.json}"
 OUT="$(mktemp -d)"
 for round in $(seq "$ROUNDS"); do
   for system in threadline data-rentgen; do
@@ -19,7 +22,7 @@ for round in $(seq "$ROUNDS"); do
       --out "$OUT/$round-$system-job.json"
   done
 done
-$PY - "$OUT" benchmarks/results/api-40k-depth3-rounds.json <<'PY'
+$PY - "$OUT" "$RESULT" <<'PY'
 import json, sys
 from pathlib import Path
 runs = []
