@@ -178,23 +178,27 @@ def _parents(graph: LineageGraph, keep: Collection[NodeRef]) -> list[ParentRelat
     (child, then parent kind) without a sort: each node list is sorted already, and kinds
     order DATASET < JOB < OPERATION < RUN."""
     job, operation, run = NodeKind.JOB, NodeKind.OPERATION, NodeKind.RUN
+    # The kept refs by kind and id: one dict lookup per parent end, the refs reused, instead of
+    # making a ref to test and another to keep (2,754 parents of a 1,544-run graph: 19 M -> 10 M
+    # instructions). Every node of `graph` is kept: its lists hold the loaded nodes only.
+    kept: dict[NodeKind, dict[Any, NodeRef]] = {kind: {} for kind in NodeKind}
+    for ref in keep:
+        kept[ref.kind][ref.id] = ref
+    jobs, runs = kept[job], kept[run]
     found: list[ParentRelation] = []
     add = found.append
-    # Membership is tested with plain (kind, id) tuples (equal to their NodeRefs), and the
-    # relations are made without namedtuple's Python-level __new__: a 1,544-run graph has
-    # 2,754 of them, and this function took 5.8 ms of it, 4.5 ms now.
     for j in graph.jobs:
-        if j.parent_job_id is not None and (job, j.parent_job_id) in keep:
-            add(make(ParentRelation, (node_ref(job, j.parent_job_id), node_ref(job, j.id))))
+        if j.parent_job_id is not None and (parent := jobs.get(j.parent_job_id)) is not None:
+            add(make(ParentRelation, (parent, jobs[j.id])))
     for op in graph.operations:
-        if (run, op.run_id) in keep:
-            add(make(ParentRelation, (node_ref(run, op.run_id), node_ref(operation, op.id))))
+        if (parent := runs.get(op.run_id)) is not None:
+            add(make(ParentRelation, (parent, kept[operation][op.id])))
     for r in graph.runs:
-        child = node_ref(run, r.id)
-        if (job, r.job_id) in keep:
-            add(make(ParentRelation, (node_ref(job, r.job_id), child)))
-        if r.parent_run_id is not None and (run, r.parent_run_id) in keep:
-            add(make(ParentRelation, (node_ref(run, r.parent_run_id), child)))
+        child = runs[r.id]
+        if (parent := jobs.get(r.job_id)) is not None:
+            add(make(ParentRelation, (parent, child)))
+        if r.parent_run_id is not None and (parent := runs.get(r.parent_run_id)) is not None:
+            add(make(ParentRelation, (parent, child)))
     return found
 
 
