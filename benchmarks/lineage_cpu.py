@@ -1,0 +1,90 @@
+"""Lineage service + rendering in-process, for instruction counts (callgrind) and CPU time.
+
+    .venv/bin/python -m benchmarks.lineage_cpu [--granularity RUN] [--depth 3] [--repeat 1]
+
+Runs `--repeat` passes over 30 start datasets (seed 7, datasets with both inputs and
+outputs) of the 40k database, no HTTP: each request's graph is built by
+`server.lineage.service` on a pooled asyncpg connection and rendered to JSON. Prints CPU ms
+per request. On this VM timings move by 10-30% between runs; instruction counts do not:
+
+    for r in 1 2; do valgrind --tool=callgrind --callgrind-out-file=/dev/null \\
+        .venv/bin/python -m benchmarks.lineage_cpu --repeat $r 2>&1 | grep Collected; done
+
+(second total - first total) / 30 = instructions per request, start-up excluded. Put a copy
+of `server/` and `shared/` first on PYTHONPATH to measure a variant.
+"""
+
+import argparse
+import random
+import time
+from typing import cast
+
+import asyncpg
+import uvloop
+from pydantic import SecretStr
+from sqlalchemy import text
+
+from benchmarks import env
+from server.app import LINEAGE_TUNING
+from server.lineage import service
+from server.lineage.model import Direction, Granularity, LineageRequest, NodeKind, TimeWindow
+from server.lineage.render import render_json
+from shared.db import create_engine
+from shared.runtime import tune_gc
+from shared.settings import DatabaseSettings
+
+STARTS = """
+SELECT id FROM dataset AS d
+WHERE EXISTS (SELECT FROM input AS i WHERE i.dataset_id = d.id)
+  AND EXISTS (SELECT FROM output AS o WHERE o.dataset_id = d.id)
+ORDER BY id
+"""
+
+
+async def run(database: str, granularity: Granularity, depth: int, repeat: int) -> float:
+    """CPU seconds per request over `repeat` passes of the 30 start datasets."""
+    settings = DatabaseSettings(url=SecretStr(env.db_url(database)))
+    engine = create_engine(
+        settings, application_name="lineage-cpu", parameters=LINEAGE_TUNING, autocommit=True
+    )
+    try:
+        async with engine.connect() as conn:
+            ids = [row[0] for row in (await conn.execute(text(STARTS))).all()]
+        picks = random.Random(7).sample(ids, 30)
+        cpu = time.process_time()
+        for _ in range(repeat):
+            for start in picks:
+                request = LineageRequest(
+                    start_kind=NodeKind.DATASET,
+                    start_ids=(start,),
+                    direction=Direction.BOTH,
+                    depth=depth,
+                    granularity=granularity,
+                    window=TimeWindow(),
+                    include_column_lineage=False,
+                    max_nodes=1_000_000,
+                )
+                async with engine.connect() as conn:
+                    raw = (await conn.get_raw_connection()).driver_connection
+                    driver = cast(asyncpg.Connection, raw)
+                    render_json(await service.get_lineage(driver, request))
+        return (time.process_time() - cpu) / (30 * repeat)
+    finally:
+        await engine.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database", default="bench_tl_40k")
+    parser.add_argument("--granularity", type=Granularity, default=Granularity.RUN)
+    parser.add_argument("--depth", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    tune_gc()
+    # The server's event loop (server.__main__), so the counts are the server's.
+    per_request = uvloop.run(run(args.database, args.granularity, args.depth, args.repeat))
+    print(f"{args.granularity} depth {args.depth}: {per_request * 1000:.2f} CPU-ms per request")
+
+
+if __name__ == "__main__":
+    main()
