@@ -23,6 +23,8 @@ def fast_init(cls: C) -> C:
         raise TypeError(f"{cls.__name__} is not a frozen, slotted dataclass")
     if hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__} has __post_init__: not supported")
+    if not fields(cls):
+        raise TypeError(f"{cls.__name__} has no fields: nothing to set")
     namespace: dict[str, Any] = {}
     signature: list[str] = []
     body: list[str] = []
@@ -37,7 +39,7 @@ def fast_init(cls: C) -> C:
             signature.append(f"{name}=_default_{name}")
         namespace[f"_set_{name}"] = vars(cls)[name].__set__
         body.append(f"    _set_{name}(self, {name})")
-    source = f"def __init__(self, {', '.join(signature)}):\n" + "\n".join(body or ["    pass"])
+    source = f"def __init__(self, {', '.join(signature)}):\n" + "\n".join(body)
     # Built from the dataclass's own field names only; the file name shows in tracebacks.
     code = compile(source, f"<fast_init {cls.__module__}.{cls.__qualname__}>", "exec")
     exec(code, namespace)  # noqa: S102
