@@ -2,8 +2,8 @@
 
     .venv/bin/python -m benchmarks.lineage_cpu [--granularity RUN] [--depth 3] [--repeat 1]
 
-Runs `--repeat` passes over 30 start datasets (seed 7, datasets with both inputs and
-outputs) of the 40k database, no HTTP: each request's graph is built by
+Runs `--repeat` passes over the API harness's 30 start datasets (`api.start_nodes`, seed
+7) of the 40k database, no HTTP: each request's graph is built by
 `server.lineage.service` on a pooled asyncpg connection and rendered to JSON. Prints CPU ms
 per request. On this VM timings move by 10-30% between runs; instruction counts do not:
 
@@ -15,16 +15,14 @@ of `server/` and `shared/` first on PYTHONPATH to measure a variant.
 """
 
 import argparse
-import random
 import time
 from typing import cast
 
 import asyncpg
 import uvloop
 from pydantic import SecretStr
-from sqlalchemy import text
 
-from benchmarks import env
+from benchmarks import api, env
 from server.app import LINEAGE_TUNING
 from server.lineage import service
 from server.lineage.model import Direction, Granularity, LineageRequest, NodeKind, TimeWindow
@@ -32,13 +30,6 @@ from server.lineage.render import render_json
 from shared.db import create_engine
 from shared.runtime import tune_gc
 from shared.settings import DatabaseSettings
-
-STARTS = """
-SELECT id FROM dataset AS d
-WHERE EXISTS (SELECT FROM input AS i WHERE i.dataset_id = d.id)
-  AND EXISTS (SELECT FROM output AS o WHERE o.dataset_id = d.id)
-ORDER BY id
-"""
 
 
 async def run(database: str, granularity: Granularity, depth: int, repeat: int) -> float:
@@ -48,9 +39,9 @@ async def run(database: str, granularity: Granularity, depth: int, repeat: int) 
         settings, application_name="lineage-cpu", parameters=LINEAGE_TUNING, autocommit=True
     )
     try:
-        async with engine.connect() as conn:
-            ids = [row[0] for row in (await conn.execute(text(STARTS))).all()]
-        picks = random.Random(7).sample(ids, 30)
+        # The HTTP harness's own 30 start datasets (seed 7).
+        keys = await api.start_nodes(database, 30, 7, "DATASET")
+        picks = await api.ids_for("threadline", database, keys, "DATASET")
         cpu = time.process_time()
         for _ in range(repeat):
             for start in picks:
