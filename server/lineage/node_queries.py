@@ -13,33 +13,39 @@ from uuid import UUID
 from server.lineage.sql import Connection, Record, Statement, fetch
 from shared.uuids import uuid7_millis
 
-# Every symlink reachable from the datasets `{seeds}` selects, as CTEs ending in `links`:
-# the caller admits them hop by hop. The consumer writes both directions, so following
-# `from` finds them all. OFFSET 0 keeps each step a lookup in the (from, to) unique index:
-# joined freely, the generic plan hashes the whole symlink table, several times the cost
-# for a few datasets. Also run together with a lineage level (queries.py).
-SYMLINK_CLOSURE_CTES = """
-reach(id) AS (
+# Every symlink reachable from the datasets `seeds` selects, as CTEs ending in `{prefix}links`
+# (`{prefix}reach` holds the datasets): the caller admits them hop by hop. The consumer
+# writes both directions, so following `from` finds them all. OFFSET 0 keeps each step a
+# lookup in the (from, to) unique index: joined freely, the generic plan hashes the whole
+# symlink table, several times the cost for a few datasets. Also run together with a
+# lineage level (queries.py), under a prefix when a statement holds two closures.
+_SYMLINK_CLOSURE_CTES = """
+{reach}(id) AS (
     {seeds}
     UNION
-    SELECT l.to_dataset_id FROM reach CROSS JOIN LATERAL (
-        SELECT to_dataset_id FROM dataset_symlink WHERE from_dataset_id = reach.id OFFSET 0
+    SELECT l.to_dataset_id FROM {reach} CROSS JOIN LATERAL (
+        SELECT to_dataset_id FROM dataset_symlink WHERE from_dataset_id = {reach}.id OFFSET 0
     ) AS l
 ),
-links AS (
-    SELECT l.* FROM reach CROSS JOIN LATERAL (
+{links} AS (
+    SELECT l.* FROM {reach} CROSS JOIN LATERAL (
         SELECT from_dataset_id, to_dataset_id, type FROM dataset_symlink
-        WHERE from_dataset_id = reach.id OFFSET 0
+        WHERE from_dataset_id = {reach}.id OFFSET 0
     ) AS l
 )"""
+
+
+def symlink_closure_ctes(seeds: str, prefix: str = "") -> str:
+    """The closure CTEs `{prefix}reach` and `{prefix}links` of the datasets `seeds` selects."""
+    return _SYMLINK_CLOSURE_CTES.format(seeds=seeds, reach=f"{prefix}reach", links=f"{prefix}links")
+
+
 _CLOSURE_OF_IDS = """
 WITH RECURSIVE {ctes}
 SELECT * FROM links
 """
 _SYMLINK_CLOSURE = Statement.named(
-    _CLOSURE_OF_IDS.format(
-        ctes=SYMLINK_CLOSURE_CTES.format(seeds="SELECT unnest(CAST(:ids AS bigint[]))")
-    )
+    _CLOSURE_OF_IDS.format(ctes=symlink_closure_ctes("SELECT unnest(CAST(:ids AS bigint[]))"))
 )
 
 

@@ -11,7 +11,7 @@ from functools import cache
 from typing import Any
 
 from server.lineage.model import NodeId, NodeKind, TimeWindow
-from server.lineage.node_queries import SYMLINK_CLOSURE_CTES
+from server.lineage.node_queries import symlink_closure_ctes
 from server.lineage.sql import Connection, Record, Statement, fetch
 
 # The column of input/output/column_lineage naming each process level.
@@ -42,7 +42,7 @@ SELECT '{dir}' AS dir, dataset_id, {group} AS process_id,
        sum(num_files)::bigint AS num_files, {types} AS types,
        min(created_at) AS first_seen_at, max(last_event_time) AS last_seen_at, {schema}
 FROM {table}
-WHERE {where} = ANY(:{dir}) AND created_at <= :until AND last_event_time >= :since
+WHERE {where} = ANY({frontier}) AND created_at <= :until AND last_event_time >= :since
 GROUP BY dataset_id, {group}
 """
 # The schema of the group's most recent row that has one. Runs and operations have a
@@ -70,7 +70,7 @@ FROM ({aggregate}) AS g
 """
 
 
-def _io_select(part: IOPart) -> str:
+def _io_select(part: IOPart, frontier: str) -> str:
     if part.table not in ("input", "output"):
         raise ValueError(f"not a lineage table: {part}")
     if part.where not in PROCESS_COLUMNS | {"dataset_id"} or part.group not in PROCESS_COLUMNS:
@@ -80,6 +80,7 @@ def _io_select(part: IOPart) -> str:
     probed = part.group == PROCESS_COLUMN[NodeKind.JOB]
     aggregate = _IO_AGGREGATE.format(
         dir=part.direction,
+        frontier=frontier,
         group=part.group,
         types="bit_or(types)" if part.table == "output" else "NULL::integer",
         schema=_SCHEMA_BY_PROBE if probed else _SCHEMA_BY_ORDER,
@@ -99,32 +100,62 @@ WITH RECURSIVE level AS MATERIALIZED ({level}), {ctes}
 SELECT level.*, links.* FROM level FULL JOIN links ON false
 """
 _LEVEL_SEEDS = "SELECT {reached} FROM level"
+# The first level from start datasets also brings the start's symlink closure, and expands
+# all of it: the service uses the rows only if that is the frontier the start's symlinks
+# give it (one round trip less per request; otherwise it fetches the level again).
+_FROM_START = """
+WITH RECURSIVE {ctes}
+SELECT level.*, links.* FROM level FULL JOIN {links} AS links ON false
+"""
+_START_SEEDS = "SELECT unnest(CAST(:start AS bigint[]))"
+# An array (computed once, then an index condition like a bound one), not `= ANY
+# (subquery)`, which the planner may turn into a join.
+_START_FRONTIER_IDS = "ARRAY(SELECT id FROM start_reach)"
+
+
+def _frontier(direction: str, *, from_start: bool) -> str:
+    return _START_FRONTIER_IDS if from_start else f":{direction}"
 
 
 @dataclass(frozen=True, slots=True)
 class LevelRows:
     """A level's rows and the symlinks (from_dataset_id, to_dataset_id, type) reachable
-    from the datasets it reached."""
+    from the datasets it reached (and from the start datasets, if it started there)."""
 
     rows: list[Record]
     symlinks: list[Record]
 
 
-def _with_symlinks(level: str, reached: str) -> Statement:
-    ctes = SYMLINK_CLOSURE_CTES.format(seeds=_LEVEL_SEEDS.format(reached=reached))
-    return Statement.named(_WITH_SYMLINKS.format(level=level, ctes=ctes))
+def _with_symlinks(level: str, reached: str | None, *, from_start: bool) -> Statement:
+    """`level` with the symlink closures it brings: of the datasets it reached (`reached`
+    selects them from `level`; None: it reaches processes) and of the start datasets."""
+    reached_ctes = reached and symlink_closure_ctes(_LEVEL_SEEDS.format(reached=reached))
+    if not from_start:
+        if reached_ctes is None:
+            return Statement.named(level)
+        return Statement.named(_WITH_SYMLINKS.format(level=level, ctes=reached_ctes))
+    ctes = [
+        symlink_closure_ctes(_START_SEEDS, prefix="start_"),
+        f"level AS MATERIALIZED ({level})",
+    ]
+    links = "start_links"
+    if reached_ctes is not None:
+        ctes.append(reached_ctes)
+        links = "(SELECT * FROM start_links UNION SELECT * FROM links)"
+    return Statement.named(_FROM_START.format(ctes=", ".join(ctes), links=links))
 
 
 @cache
-def io_level_statement(parts: tuple[IOPart, ...]) -> Statement:
+def io_level_statement(parts: tuple[IOPart, ...], *, from_start: bool = False) -> Statement:
     """Inputs/outputs of a frontier aggregated per (dataset, process); one part per direction.
 
-    From processes, the level reaches datasets: their symlinks come with it."""
+    From processes, the level reaches datasets: their symlinks come with it. `from_start`:
+    the frontier is the symlink closure of the `start` datasets, which comes with it."""
     # No ORDER BY: the service orders what it keeps; the LIMIT only bounds a runaway level.
-    level = " UNION ALL ".join(_io_select(p) for p in parts) + " LIMIT :row_limit"
-    if all(p.where == "dataset_id" for p in parts):
-        return Statement.named(level)
-    return _with_symlinks(level, "dataset_id")
+    selects = (_io_select(p, _frontier(p.direction, from_start=from_start)) for p in parts)
+    level = " UNION ALL ".join(selects) + " LIMIT :row_limit"
+    reaches_datasets = not all(p.where == "dataset_id" for p in parts)
+    return _with_symlinks(level, "dataset_id" if reaches_datasets else None, from_start=from_start)
 
 
 # Dataset -> dataset through one operation. Inputs and outputs of an operation share its
@@ -151,32 +182,39 @@ CROSS JOIN LATERAL (
       AND x.last_event_time >= :since
     OFFSET 0
 ) AS {far}
-WHERE {near}.dataset_id = ANY(:{dir}) AND {near}.created_at <= :until
+WHERE {near}.dataset_id = ANY({frontier}) AND {near}.created_at <= :until
   AND {near}.last_event_time >= :since
 GROUP BY i.dataset_id, o.dataset_id
 """
 
 
 @cache
-def dataset_level_statement(directions: tuple[str, ...]) -> Statement:
+def dataset_level_statement(directions: tuple[str, ...], *, from_start: bool = False) -> Statement:
     """Dataset -> dataset edges through operations that read one and wrote the other, with
-    the symlinks of the datasets reached."""
+    the symlinks of the datasets reached (`from_start`: as `io_level_statement`)."""
     parts = []
     for direction in directions:
         near, far, near_table, far_table = _DATASET_SIDES[direction]
         parts.append(
             _DATASET_LEVEL.format(
-                dir=direction, near=near, far=far, near_table=near_table, far_table=far_table
+                dir=direction,
+                frontier=_frontier(direction, from_start=from_start),
+                near=near,
+                far=far,
+                near_table=near_table,
+                far_table=far_table,
             )
         )
     level = " UNION ALL ".join(parts) + " LIMIT :row_limit"
-    return _with_symlinks(level, f"CASE dir WHEN '{DOWN}' THEN target_id ELSE source_id END")
+    reached = f"CASE dir WHEN '{DOWN}' THEN target_id ELSE source_id END"
+    return _with_symlinks(level, reached, from_start=from_start)
 
 
 def _level_params(
-    frontier: dict[str, list[NodeId]], window: TimeWindow, row_limit: int
+    frontier: dict[str, list[NodeId]], window: TimeWindow, row_limit: int, start: list[int] | None
 ) -> dict[str, Any]:
-    return {**frontier, "since": window.since, "until": window.until, "row_limit": row_limit}
+    params = {**frontier, "since": window.since, "until": window.until, "row_limit": row_limit}
+    return params if start is None else {**params, "start": start}
 
 
 async def list_io_level(
@@ -185,9 +223,12 @@ async def list_io_level(
     frontier: dict[str, list[NodeId]],
     window: TimeWindow,
     row_limit: int,
+    start: list[int] | None = None,
 ) -> LevelRows:
-    params = _level_params(frontier, window, row_limit)
-    return _split(await fetch(conn, io_level_statement(parts), **params))
+    """One I/O level; with `start` (dataset ids), of their symlink closure instead of
+    `frontier`, the closure's symlinks with it."""
+    stmt = io_level_statement(parts, from_start=start is not None)
+    return _split(await fetch(conn, stmt, **_level_params(frontier, window, row_limit, start)))
 
 
 async def list_dataset_level(
@@ -195,10 +236,11 @@ async def list_dataset_level(
     frontier: dict[str, list[NodeId]],
     window: TimeWindow,
     row_limit: int,
+    start: list[int] | None = None,
 ) -> LevelRows:
-    stmt = dataset_level_statement(tuple(frontier))
-    params = _level_params(frontier, window, row_limit)
-    return _split(await fetch(conn, stmt, **params))
+    """One dataset level; `start` as in `list_io_level`."""
+    stmt = dataset_level_statement(tuple(frontier), from_start=start is not None)
+    return _split(await fetch(conn, stmt, **_level_params(frontier, window, row_limit, start)))
 
 
 def _split(rows: list[Record]) -> LevelRows:

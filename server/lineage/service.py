@@ -36,7 +36,6 @@ async def get_lineage(conn: Connection, request: LineageRequest) -> LineageGraph
     """The lineage graph around the start nodes (NotFoundError if one does not exist)."""
     trav = Traversal(request.max_nodes)
     start = trav.admit(NodeRef(request.start_kind, i) for i in request.start_ids)
-    await _follow_symlinks(conn, trav, start)
     await _expand(conn, request, trav, start)
     graph = await assemble_graph(conn, request, trav)
     if request.include_column_lineage:
@@ -67,12 +66,18 @@ def _directions(direction: Direction) -> tuple[str, ...]:
 async def _expand(
     conn: Connection, request: LineageRequest, trav: Traversal, start: list[NodeRef]
 ) -> None:
-    frontier = {d: trav.claim(d, start) for d in _directions(request.direction)}
+    directions = _directions(request.direction)
+    first = await _start_level(conn, request, trav, start, directions)
+    frontier = {d: trav.claim(d, start) for d in directions}
     kind = request.start_kind
     for _ in range(request.depth):
         if trav.truncated or not any(frontier.values()):
             return
-        level = await _level(conn, request, kind, frontier)
+        if first is not None and all({r.id for r in f} == first[1] for f in frontier.values()):
+            level = first[0]
+        else:
+            level = await _level(conn, request, kind, frontier)
+        first = None
         for direction, members in level.members.items():
             trav.admit(members)
             trav.claim(direction, members)  # their relations are in this level already
@@ -94,11 +99,42 @@ def _next_kind(granularity: Granularity, kind: NodeKind) -> NodeKind:
     return NodeKind(granularity.value)
 
 
-async def _follow_symlinks(conn: Connection, trav: Traversal, refs: list[NodeRef]) -> None:
-    """Add symlinked datasets (and theirs, transitively) without spending a level."""
-    datasets = sorted(int(r.id) for r in refs if r.kind is NodeKind.DATASET)
-    if datasets:
-        _admit_symlinks(trav, refs, await node_queries.list_symlink_closure(conn, datasets))
+async def _start_level(
+    conn: Connection,
+    request: LineageRequest,
+    trav: Traversal,
+    start: list[NodeRef],
+    directions: tuple[str, ...],
+) -> tuple[Level, set[NodeId]] | None:
+    """Admit the start datasets' symlinked datasets (and theirs, transitively) without
+    spending a level. The first level comes in the same round trip, expanded from the whole
+    symlink closure: returned with the closure's ids, it is the first level if that is the
+    frontier (a cap that cut a twin, or a chain of symlinks longer than one hop, which
+    `Traversal.claim` does not follow, make it another: the service then fetches it)."""
+    datasets = sorted(int(r.id) for r in start if r.kind is NodeKind.DATASET)
+    if not datasets:
+        return None
+    if trav.truncated or request.depth < 1:
+        _admit_symlinks(trav, start, await node_queries.list_symlink_closure(conn, datasets))
+        return None
+    every = {d: set[NodeRef]() for d in directions}
+    level = await _level(conn, request, NodeKind.DATASET, every, datasets)
+    _admit_symlinks(trav, start, level.symlinks)
+    return level, _closure(datasets, level.symlinks)
+
+
+def _closure(datasets: list[int], symlinks: Sequence[Record]) -> set[NodeId]:
+    """The datasets and all those their symlinks reach, transitively (no cap)."""
+    links: dict[int, list[int]] = defaultdict(list)
+    for row in symlinks:
+        links[row["from_dataset_id"]].append(row["to_dataset_id"])
+    found: set[NodeId] = set(datasets)
+    pending = list(datasets)
+    while pending:
+        fresh = [t for source in pending for t in links.get(source, ()) if t not in found]
+        found.update(fresh)
+        pending = fresh
+    return found
 
 
 def _admit_symlinks(trav: Traversal, refs: list[NodeRef], closure: Sequence[Record]) -> None:
@@ -124,18 +160,24 @@ async def _level(
     request: LineageRequest,
     kind: NodeKind,
     frontier: dict[str, set[NodeRef]],
+    start: list[int] | None = None,
 ) -> Level:
+    """One level from `frontier` (by direction), or from the symlink closure of the `start`
+    datasets in every direction `frontier` names (its refs then unused)."""
     ids: dict[str, list[NodeId]] = {
-        d: sorted((ref.id for ref in refs), key=str) for d, refs in frontier.items() if refs
+        d: sorted((ref.id for ref in refs), key=str)
+        for d, refs in frontier.items()
+        if refs or start
     }
     row_limit = ROWS_PER_NODE * request.max_nodes + 1
+    window = request.window
     if request.granularity is Granularity.DATASET:
-        found = await queries.list_dataset_level(conn, ids, request.window, row_limit)
+        found = await queries.list_dataset_level(conn, ids, window, row_limit, start)
         level = dataset_level(found.rows)
     else:
         process = NodeKind(request.granularity.value)
         parts = _io_parts(kind, process, tuple(ids))
-        found = await queries.list_io_level(conn, parts, ids, request.window, row_limit)
+        found = await queries.list_io_level(conn, parts, ids, window, row_limit, start)
         level = io_level(found.rows, kind, process)
     level.symlinks = found.symlinks
     level.capped = len(found.rows) >= row_limit

@@ -253,9 +253,46 @@ def symlinked() -> list[bytes]:
     ]
 
 
+# --- One path behind two Hive tables: symlinks table_a <-> path <-> table_b ---------------
+STAR_NS = "postgres://lin-star:5432"
+STAR_PATH, STAR_A, STAR_B = "/warehouse/lin/shared", "lin.shared_a", "lin.shared_b"
+STAR_SOURCE, STAR_REPORT_A, STAR_REPORT_B = "star.source", "star.report_a", "star.report_b"
+STAR_RUNS = [uuid7(T0 + timedelta(hours=7, minutes=i), 61 + i) for i in range(3)]
+
+
+def star() -> list[bytes]:
+    """A writer of the path, and a reader of each of its tables: the closure of table_a is all
+    three datasets, but a symlink twin is one hop, so table_a's first frontier is
+    {table_a, path}."""
+    at = T0 + timedelta(hours=7)
+    readers = [(STAR_A, STAR_REPORT_A), (STAR_B, STAR_REPORT_B)]
+    events = [
+        run_event(
+            "COMPLETE",
+            at,
+            STAR_RUNS[0],
+            ("lin-star", "star_writer"),
+            inputs=[dataset(STAR_NS, STAR_SOURCE)],
+            outputs=[dataset(HDFS, STAR_PATH, output=True)],
+        )
+    ]
+    for i, (table, report) in enumerate(readers, start=1):
+        events.append(
+            run_event(
+                "COMPLETE",
+                at + minutes(i),
+                STAR_RUNS[i],
+                ("lin-star", f"star_reader_{i}"),
+                inputs=[dataset(HDFS, STAR_PATH, table=(HIVE, table))],
+                outputs=[dataset(STAR_NS, report, output=True)],
+            )
+        )
+    return events
+
+
 def all_events() -> list[list[bytes]]:
     """One batch per scenario, as the consumer would see them."""
-    return [spark_chain(), cycle(), fan_out(), daily_runs(), symlinked()]
+    return [spark_chain(), cycle(), fan_out(), daily_runs(), symlinked(), star()]
 
 
 # --- Direct and indirect column lineage (OpenLineage 1.x transformations) ------------------
@@ -292,4 +329,7 @@ RUN_LABELS = {
     SYM_WRITER: "writer_run",
     SYM_READER: "reader_run",
     COL_RUN: "columns_run",
+    STAR_RUNS[0]: "star_writer",
+    STAR_RUNS[1]: "star_reader_1",
+    STAR_RUNS[2]: "star_reader_2",
 }

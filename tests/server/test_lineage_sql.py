@@ -31,8 +31,13 @@ def _all_statements() -> list[Statement]:
         for table, direction in (("input", DOWN), ("output", UP))
         for where in ("dataset_id", "run_id")
     ]
-    found = [queries.io_level_statement((part,)) for part in io_parts]
-    found += [queries.dataset_level_statement((DOWN, UP))]
+    found = [
+        queries.io_level_statement((part,), from_start=from_start)
+        for part in io_parts
+        for from_start in (False, True)
+        if part.where == "dataset_id" or not from_start
+    ]
+    found += [queries.dataset_level_statement((DOWN, UP), from_start=f) for f in (False, True)]
     found += [queries.column_lineage_statement("job_id", by_process=flag) for flag in (True, False)]
     found += [node_queries._SYMLINK_CLOSURE, node_queries._DATASETS, node_queries._JOBS]
     return [*found, node_queries._RUNS, node_queries._OPERATIONS]
