@@ -32,6 +32,7 @@ from server.lineage.model import (
     node_ref,
     order_key,
 )
+from server.lineage.node_queries import JOB_COLUMNS
 from server.lineage.sql import Connection, Record
 from server.lineage.traversal import Traversal
 from shared.uuids import uuid7_millis
@@ -52,8 +53,7 @@ async def assemble_graph(
     hops = 0 if request.granularity is Granularity.DATASET else ANCESTOR_HOPS
     operations = await _operations(conn, trav)
     runs = await _runs(conn, trav, hops)
-    jobs = await _jobs(conn, trav, hops)
-    datasets = await _datasets(conn, trav)
+    jobs, datasets = await _jobs_and_datasets(conn, trav, hops)
     unloaded: set[NodeRef] = set()  # graph nodes whose row does not exist (any more)
     graph = LineageGraph(
         datasets=_present(datasets, trav, NodeKind.DATASET, unloaded),
@@ -121,13 +121,28 @@ async def _runs(conn: Connection, trav: Traversal, hops: int) -> dict[UUID, RunN
     return found
 
 
-async def _jobs(conn: Connection, trav: Traversal, hops: int) -> dict[int, JobNode]:
-    """The graph's jobs, then their parent jobs hop by hop (all fetched in one query)."""
+async def _jobs_and_datasets(
+    conn: Connection, trav: Traversal, hops: int
+) -> tuple[dict[int, JobNode], dict[int, DatasetNode]]:
+    """The graph's jobs with their ancestors, and its datasets, in one round trip (admitting
+    ancestors never adds datasets)."""
     pending = set(_ids(trav, NodeKind.JOB))
+    ids = [int(i) for i in _ids(trav, NodeKind.DATASET)]
+    schemas = [trav.latest_schema(i) for i in ids]
     if not pending:
-        return {}
-    rows = await node_queries.list_jobs(conn, sorted(pending), hops)
-    loaded = {row["id"]: _job(row) for row in rows}
+        rows = await node_queries.list_datasets(conn, ids, schemas) if ids else []
+        return {}, {row[0]: _dataset(row) for row in rows}
+    job_rows, dataset_rows = await node_queries.list_jobs_and_datasets(
+        conn, sorted(pending), hops, ids, schemas
+    )
+    datasets = {row[JOB_COLUMNS]: _dataset(row, JOB_COLUMNS) for row in dataset_rows}
+    return _jobs(trav, pending, hops, {row[0]: _job(row) for row in job_rows}), datasets
+
+
+def _jobs(
+    trav: Traversal, pending: set[int], hops: int, loaded: dict[int, JobNode]
+) -> dict[int, JobNode]:
+    """The graph's jobs, then their parent jobs hop by hop, from the `loaded` ones."""
     found: dict[int, JobNode] = {}
     for hop in range(hops + 1):
         if not pending or (hop and _full(trav)):
@@ -139,14 +154,6 @@ async def _jobs(conn: Connection, trav: Traversal, hops: int) -> dict[int, JobNo
         admitted = [job for job in level if NodeRef(NodeKind.JOB, job.id) in trav]
         pending = {j.parent_job_id for j in admitted if j.parent_job_id} - found.keys()
     return found
-
-
-async def _datasets(conn: Connection, trav: Traversal) -> dict[int, DatasetNode]:
-    ids = [int(i) for i in _ids(trav, NodeKind.DATASET)]
-    if not ids:
-        return {}
-    rows = await node_queries.list_datasets(conn, ids, [trav.latest_schema(i) for i in ids])
-    return {row["id"]: _dataset(row) for row in rows}
 
 
 def _check_start(request: LineageRequest, graph: LineageGraph) -> None:
@@ -202,16 +209,19 @@ def _parents(graph: LineageGraph, keep: Collection[NodeRef]) -> list[ParentRelat
     return found
 
 
-def _location(row: Record) -> LocationRef:
-    return LocationRef(row["location_id"], row["location_type"], row["location_name"])
-
-
-def _dataset(row: Record) -> DatasetNode:
-    schema = None
-    if row["schema_id"] is not None:
-        schema = SchemaInfo(row["schema_id"], orjson.loads(row["schema_fields"]))
-    return DatasetNode(row["id"], row["name"], row["format"], _location(row), schema)
+def _dataset(row: Record, at: int = 0) -> DatasetNode:
+    """A dataset from the columns of `node_queries.list_datasets` at position `at` of `row`."""
+    dataset_id, name, data_format, location_id, location_type, location_name = row[at : at + 6]
+    schema_id, fields = row[at + 6], row[at + 7]
+    schema = None if schema_id is None else SchemaInfo(schema_id, orjson.loads(fields))
+    location = LocationRef(location_id, location_type, location_name)
+    return DatasetNode(dataset_id, name, data_format, location, schema)
 
 
 def _job(row: Record) -> JobNode:
-    return JobNode(row["id"], row["name"], row["type"], _location(row), row["parent_job_id"])
+    """A job from the leading columns of a `node_queries.list_jobs_and_datasets` row (by
+    position: the dataset columns that follow repeat some of their names)."""
+    job_id, name, job_type, parent_job_id = row[:4]
+    location_id, location_type, location_name = row[4:JOB_COLUMNS]
+    location = LocationRef(location_id, location_type, location_name)
+    return JobNode(job_id, name, job_type, location, parent_job_id)

@@ -54,13 +54,12 @@ async def list_symlink_closure(conn: Connection, dataset_ids: list[int]) -> list
     return await fetch(conn, _SYMLINK_CLOSURE, ids=dataset_ids)
 
 
-# Each dataset with the schema the graph shows for it (NULL: none), in one round trip.
-# The fields come as JSON text: the driver's JSONB codec parses them with the standard
-# library's json, several times slower than orjson (assemble parses them). OFFSET 0 keeps
-# each key a primary-key lookup: joined freely, the generic plan hashed the whole dataset
-# and schema tables (0.3 ms more for 5 datasets on the benchmark's 1,285, and growing with
-# the catalogue).
-_DATASETS = Statement.named("""
+# Each dataset with the schema the graph shows for it (NULL: none). The fields come as JSON
+# text: the driver's JSONB codec parses them with the standard library's json, several
+# times slower than orjson (assemble parses them). OFFSET 0 keeps each key a primary-key
+# lookup: joined freely, the generic plan hashed the whole dataset and schema tables (0.3 ms
+# more for 5 datasets on the benchmark's 1,285, and growing with the catalogue).
+_DATASET_ROWS = """
 SELECT t.* FROM unnest(CAST(:ids AS bigint[]), CAST(:schemas AS bigint[])) AS k(id, schema_id)
 CROSS JOIN LATERAL (
     SELECT d.id, d.name, d.format,
@@ -72,7 +71,8 @@ CROSS JOIN LATERAL (
     WHERE d.id = k.id
     OFFSET 0
 ) AS t
-""")
+"""
+_DATASETS = Statement.named(_DATASET_ROWS)
 
 
 async def list_datasets(
@@ -82,30 +82,53 @@ async def list_datasets(
     return await fetch(conn, _DATASETS, ids=ids, schemas=schemas)
 
 
-# The jobs and their ancestors up to :hops parent hops, in one round trip: the caller
-# admits them hop by hop as the node cap allows. OFFSET 0 keeps every step a primary-key
-# lookup (as in the symlink closure: the generic plan would scan the job table per step).
-_JOBS = Statement.named("""
-WITH RECURSIVE up(id, hop) AS (
-    SELECT unnest(CAST(:ids AS bigint[])), 0
+# The jobs and their ancestors up to :hops parent hops: the caller admits them hop by hop
+# as the node cap allows. OFFSET 0 keeps every step a primary-key lookup (as in the symlink
+# closure: the generic plan would scan the job table per step).
+_JOB_CTES = """
+up(id, hop) AS (
+    SELECT unnest(CAST(:job_ids AS bigint[])), 0
     UNION
     SELECT p.parent_job_id, up.hop + 1 FROM up CROSS JOIN LATERAL (
         SELECT parent_job_id FROM job
         WHERE id = up.id AND parent_job_id IS NOT NULL AND up.hop < :hops OFFSET 0
     ) AS p
-)
-SELECT t.* FROM (SELECT DISTINCT id FROM up) AS u CROSS JOIN LATERAL (
-    SELECT j.id, j.name, j.type, j.parent_job_id,
-           l.id AS location_id, l.type AS location_type, l.name AS location_name
-    FROM job AS j JOIN location AS l ON l.id = j.location_id
-    WHERE j.id = u.id OFFSET 0
-) AS t
-""")
+),
+jobs AS (
+    SELECT t.* FROM (SELECT DISTINCT id FROM up) AS u CROSS JOIN LATERAL (
+        SELECT j.id, j.name, j.type, j.parent_job_id,
+               l.id AS location_id, l.type AS location_type, l.name AS location_name
+        FROM job AS j JOIN location AS l ON l.id = j.location_id
+        WHERE j.id = u.id OFFSET 0
+    ) AS t
+)"""
+# A graph's jobs (with ancestors) and its datasets in one round trip, stacked as a level
+# and its symlinks are (queries.py): job columns first, NULL on the dataset rows, whose
+# columns follow from position JOB_COLUMNS.
+_STACKED = """
+WITH RECURSIVE {jobs},
+datasets AS ({datasets})
+SELECT jobs.*, datasets.* FROM jobs FULL JOIN datasets ON false
+"""
+_JOBS_AND_DATASETS = Statement.named(_STACKED.format(jobs=_JOB_CTES, datasets=_DATASET_ROWS))
+JOB_COLUMNS = 7
 
 
-async def list_jobs(conn: Connection, ids: list[int], hops: int) -> list[Record]:
-    """Jobs by id with their ancestors up to `hops` parent hops."""
-    return await fetch(conn, _JOBS, ids=ids, hops=hops)
+async def list_jobs_and_datasets(
+    conn: Connection,
+    job_ids: list[int],
+    hops: int,
+    dataset_ids: list[int],
+    schemas: list[int | None],
+) -> tuple[list[Record], list[Record]]:
+    """Jobs by id with their ancestors up to `hops` parent hops, and the datasets as
+    `list_datasets` gives them (their columns from position JOB_COLUMNS)."""
+    params = {"job_ids": job_ids, "hops": hops, "ids": dataset_ids, "schemas": schemas}
+    jobs: list[Record] = []
+    datasets: list[Record] = []
+    for row in await fetch(conn, _JOBS_AND_DATASETS, **params):
+        (jobs if row[0] is not None else datasets).append(row)
+    return jobs, datasets
 
 
 # OFFSET 0 keeps the LATERAL a per-key primary-key lookup (run-time partition pruning);

@@ -39,7 +39,11 @@ def _all_statements() -> list[Statement]:
     ]
     found += [queries.dataset_level_statement((DOWN, UP), from_start=f) for f in (False, True)]
     found += [queries.column_lineage_statement("job_id", by_process=flag) for flag in (True, False)]
-    found += [node_queries._SYMLINK_CLOSURE, node_queries._DATASETS, node_queries._JOBS]
+    found += [
+        node_queries._SYMLINK_CLOSURE,
+        node_queries._DATASETS,
+        node_queries._JOBS_AND_DATASETS,
+    ]
     return [*found, node_queries._RUNS, node_queries._OPERATIONS]
 
 
