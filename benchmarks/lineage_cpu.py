@@ -23,11 +23,10 @@ import uvloop
 from pydantic import SecretStr
 
 from benchmarks import api, env
-from server.app import LINEAGE_TUNING
+from server.app import create_lineage_engine
 from server.lineage import service
 from server.lineage.model import Direction, Granularity, LineageRequest, NodeKind, TimeWindow
 from server.lineage.render import render_json
-from shared.db import create_engine
 from shared.runtime import tune_gc
 from shared.settings import DatabaseSettings
 
@@ -35,9 +34,7 @@ from shared.settings import DatabaseSettings
 async def run(database: str, granularity: Granularity, depth: int, repeat: int) -> float:
     """CPU seconds per request over `repeat` passes of the 30 start datasets."""
     settings = DatabaseSettings(url=SecretStr(env.db_url(database)))
-    engine = create_engine(
-        settings, application_name="lineage-cpu", parameters=LINEAGE_TUNING, autocommit=True
-    )
+    engine = create_lineage_engine(settings, "lineage-cpu")  # the server's own
     try:
         # The HTTP harness's own 30 start datasets (seed 7).
         keys = await api.start_nodes(database, 30, 7, "DATASET")

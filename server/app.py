@@ -6,6 +6,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.auth import make_auth_dependency
@@ -15,6 +16,7 @@ from server.errors import ResponsesDoc, install_error_handlers, problem_doc, pro
 from server.health import router as health_router
 from server.jobs.routes import router as jobs_router
 from server.lineage.routes import router as lineage_router
+from server.lineage.sql import TEXT_TIMES, decode_times_from_text
 from server.links.routes import router as links_router
 from server.locations.routes import router as locations_router
 from server.observability import RequestContextMiddleware
@@ -22,6 +24,7 @@ from server.operations.routes import router as operations_router
 from server.runs.routes import router as runs_router
 from server.settings import ServerSettings
 from shared.db import create_engine, create_sessionmaker
+from shared.settings import DatabaseSettings
 
 APPLICATION_NAME = "threadline-server"
 FEATURE_ROUTERS: tuple[APIRouter, ...] = (
@@ -46,7 +49,22 @@ LINEAGE_TUNING = {
     "max_parallel_workers_per_gather": "0",
     "jit": "off",
     "plan_cache_mode": "force_generic_plan",
+    **TEXT_TIMES,
 }
+
+
+def create_lineage_engine(database: DatabaseSettings, application_name: str) -> AsyncEngine:
+    """The lineage engine: reads without a transaction, tuned at connect time, timestamps
+    decoded from text (`server.lineage.sql.decode_times_from_text`)."""
+    engine = create_engine(
+        database,
+        application_name=application_name,
+        parameters=LINEAGE_TUNING,
+        autocommit=True,
+        pre_ping=False,  # a closed connection is caught without a round trip: server.deps
+    )
+    decode_times_from_text(engine)
+    return engine
 
 
 def _databases(settings: ServerSettings) -> Databases:
@@ -55,13 +73,7 @@ def _databases(settings: ServerSettings) -> Databases:
         settings.database, application_name=APPLICATION_NAME, parameters=READ_ONLY
     )
     # A lineage request is only reads, each statement its own snapshot: no transaction.
-    lineage = create_engine(
-        settings.database,
-        application_name=f"{APPLICATION_NAME}-lineage",
-        parameters=LINEAGE_TUNING,
-        autocommit=True,
-        pre_ping=False,  # a closed connection is caught without a round trip: server.deps
-    )
+    lineage = create_lineage_engine(settings.database, f"{APPLICATION_NAME}-lineage")
     admin = None
     if settings.server.admin_database_url is not None:
         admin_db = settings.database.model_copy(update={"url": settings.server.admin_database_url})

@@ -32,6 +32,7 @@ async def conn(database_url: str, lineage_world: LineageWorld) -> AsyncIterator[
     """A connection set up as the server's lineage engine sets up its own."""
     url = database_url.replace("postgresql+asyncpg://", "postgresql://")
     connection = await asyncpg.connect(url, server_settings=LINEAGE_TUNING)
+    await sql.set_text_times(connection)
     yield connection
     await connection.close()
 

@@ -8,13 +8,17 @@ On top of that, every connection of the server's read engine starts with
 `default_transaction_read_only = on`, so even a misconfigured owner URL cannot write.
 """
 
+from datetime import UTC, datetime, timedelta
+
 import httpx
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.pool import NullPool
 
 from server.app import create_app
+from server.lineage.model import MAX_TIME, MIN_TIME
 from tests.server.conftest import World, reader_url, server_settings
 from tests.services import Services
 
@@ -85,3 +89,37 @@ async def test_lineage_engine_is_tuned_at_connect(database_url: str) -> None:
         assert tuple(shown) == ("force_generic_plan", "off", "0")
     finally:
         await app.state.databases.dispose()
+
+
+async def test_lineage_engine_reads_times_from_text_whatever_the_server_zone(
+    database_url: str,
+) -> None:
+    """Its connections decode timestamptz from PostgreSQL's text form (faster than asyncpg's
+    binary decoder), pinned to ISO dates in UTC by the start-up packet: a role whose zone and
+    date style differ gets the same instants, and times it binds arrive unchanged."""
+    owner = create_async_engine(database_url, poolclass=NullPool)  # new sessions see them
+    async with owner.connect() as conn:
+        name = (await conn.execute(text("SELECT current_database()"))).scalar_one()
+        await conn.execute(text(f"ALTER DATABASE \"{name}\" SET timezone = 'Asia/Kolkata'"))
+        await conn.execute(text(f"ALTER DATABASE \"{name}\" SET datestyle = 'SQL, DMY'"))
+        await conn.commit()
+    async with owner.connect() as conn:
+        zone = (await conn.execute(text("SELECT current_setting('timezone')"))).scalar_one()
+        assert zone == "Asia/Kolkata"
+    app = create_app(server_settings(database_url))
+    try:
+        async with app.state.databases.lineage.connect() as conn:
+            raw = (await conn.get_raw_connection()).driver_connection
+            sql = "SELECT timestamptz '2024-05-01 08:00:00.000123+05:30', $1::timestamptz"
+            for bound in (MIN_TIME, MAX_TIME, datetime(2024, 5, 1, 2, 30, 0, 7, tzinfo=UTC)):
+                shown, echoed = await raw.fetchrow(sql, bound)
+                assert shown == datetime(2024, 5, 1, 2, 30, 0, 123, tzinfo=UTC)
+                assert shown.utcoffset() == timedelta(0)
+                assert echoed == bound
+    finally:
+        await app.state.databases.dispose()
+        async with owner.connect() as conn:
+            await conn.execute(text(f'ALTER DATABASE "{name}" RESET timezone'))
+            await conn.execute(text(f'ALTER DATABASE "{name}" RESET datestyle'))
+            await conn.commit()
+        await owner.dispose()
