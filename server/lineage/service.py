@@ -125,13 +125,11 @@ async def _start_level(
 
 def _closure(datasets: list[int], symlinks: Sequence[Record]) -> set[NodeId]:
     """The datasets and all those their symlinks reach, transitively (no cap)."""
-    links: dict[int, list[int]] = defaultdict(list)
-    for row in symlinks:
-        links[row["from_dataset_id"]].append(row["to_dataset_id"])
+    links = _links(symlinks)
     found: set[NodeId] = set(datasets)
     pending = list(datasets)
     while pending:
-        fresh = [t for source in pending for t in links.get(source, ()) if t not in found]
+        fresh = [t for source in pending for t, _ in links.get(source, ()) if t not in found]
         found.update(fresh)
         pending = fresh
     return found
@@ -144,15 +142,21 @@ def _admit_symlinks(trav: Traversal, refs: list[NodeRef], closure: Sequence[Reco
     pending = sorted(int(r.id) for r in refs if r.kind is NodeKind.DATASET)
     if not pending or not closure:
         return
-    links: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for row in closure:
-        links[row["from_dataset_id"]].append((row["to_dataset_id"], row["type"]))
+    links = _links(closure)
     while pending:
         hop = [(source, *link) for source in pending for link in links.get(source, ())]
         added = trav.admit(NodeRef(NodeKind.DATASET, target) for _, target, _ in hop)
         for source, target, kind in hop:
             trav.add_symlink(SymlinkRelation(source, target, kind))
         pending = sorted(int(r.id) for r in added)
+
+
+def _links(symlinks: Sequence[Record]) -> dict[int, list[tuple[int, str]]]:
+    """Symlink rows as {from_dataset_id: [(to_dataset_id, type), ...]}."""
+    links: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for row in symlinks:
+        links[row["from_dataset_id"]].append((row["to_dataset_id"], row["type"]))
+    return links
 
 
 async def _level(

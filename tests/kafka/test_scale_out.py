@@ -23,19 +23,13 @@ from tests.corpus import ingestable
 from tests.db.dump import differences, dump
 from tests.kafka.conftest import create_topic, read_all
 from tests.services import Services
+from tests.uuids import uuid7
 
 pytestmark = pytest.mark.kafka
 
 WORKERS = 3
 PARTITIONS = 6
 APPS = 120  # Spark applications, 4 SQL jobs each: ~1,200 events before duplication
-
-
-def uuid7(at: datetime, rng: random.Random) -> uuid.UUID:
-    millis = int(at.timestamp() * 1000)
-    return uuid.UUID(
-        int=(millis << 80) | (0x7 << 76) | rng.getrandbits(76) & ~(0x3 << 62) | (0x2 << 62)
-    )
 
 
 def _event(kind: str, at: datetime, run: uuid.UUID, job: str, **extra: Any) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """The thinnest real path: Kafka topic -> FastStream batch consumer -> PostgreSQL -> read back."""
 
 import json
+import random
 import uuid
 from datetime import UTC, datetime
 
@@ -10,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from consumer.app import create_app
 from tests.kafka.conftest import Produce, consumer_settings, read_all, wait_until
+from tests.uuids import uuid7
 
 pytestmark = pytest.mark.kafka
 
@@ -29,14 +31,6 @@ def run_event(run_id: uuid.UUID, event_type: str, output: str) -> bytes:
     ).encode()
 
 
-def _uuid7_now() -> uuid.UUID:
-    """A UUIDv7 of the current millisecond. Random time bits would date one id in ten after
-    year 9999, which decode rejects (`invalid_run_id`): the test failed that often."""
-    millis = int(datetime.now(UTC).timestamp() * 1000)
-    random_bits = uuid.uuid4().int & ((1 << 80) - 1) & ~(0xF << 76)  # keeps the 10 variant
-    return uuid.UUID(int=(millis << 80) | (0x7 << 76) | random_bits)
-
-
 async def _count(engine: AsyncEngine, sql: str) -> int:
     async with engine.connect() as conn:
         return int((await conn.execute(text(sql))).scalar_one())
@@ -45,7 +39,9 @@ async def _count(engine: AsyncEngine, sql: str) -> int:
 async def test_event_reaches_database_and_bad_event_is_dead_lettered(
     clean_engine: AsyncEngine, database_url: str, kafka_bootstrap: str, topic: str, produce: Produce
 ) -> None:
-    run_id = _uuid7_now()
+    # Of now: random time bits would date one id in ten after year 9999, which decode
+    # rejects (`invalid_run_id`); the test failed that often.
+    run_id = uuid7(datetime.now(UTC), random.Random())
     await produce(
         [
             run_event(run_id, "START", "daily/orders"),
