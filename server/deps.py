@@ -5,6 +5,7 @@ global, so two apps (tests: writer and reader) can run side by side in one proce
 """
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Annotated, cast
 
@@ -48,9 +49,12 @@ async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
         yield session
 
 
-async def get_lineage_connection(request: Request) -> AsyncIterator[asyncpg.Connection]:
+@asynccontextmanager
+async def lineage_connection(request: Request) -> AsyncIterator[asyncpg.Connection]:
     """The asyncpg connection of a pooled connection of the read-only engine tuned for
-    lineage graph walks (autocommit; see server.lineage.sql for why not a session)."""
+    lineage graph walks (autocommit; see server.lineage.sql for why not a session).
+
+    A context manager, not a dependency: server.lineage.routes says why."""
     pool = (await get_settings(request)).database
     async with _databases(request).lineage.connect() as conn:
         yield await _open_driver_connection(conn, pool.pool_size + pool.max_overflow)
@@ -81,6 +85,5 @@ async def get_admin_engine(request: Request) -> AsyncEngine:
 
 
 SessionDep = Annotated[AsyncSession, Depends(get_session)]
-LineageConnectionDep = Annotated[asyncpg.Connection, Depends(get_lineage_connection)]
 SettingsDep = Annotated[ServerSettings, Depends(get_settings)]
 AdminEngineDep = Annotated[AsyncEngine, Depends(get_admin_engine)]

@@ -1,40 +1,52 @@
-"""HTTP handlers for lineage graphs (thin: validation in schemas, work in service)."""
+"""HTTP handlers for lineage graphs (thin: validation in schemas, work in service).
 
-from typing import Annotated, Any
+They take the Request rather than FastAPI dependencies for the query, the connection and
+the options: each dependency FastAPI solves per request (the connection's exit stack, the
+settings, the query model) cost more CPU than a small graph's SQL does (benchmarks/README.md).
+The router's own dependencies (authentication) still run first.
+"""
 
-from fastapi import APIRouter, Depends, Query, Response
+from typing import Any
 
-from server.deps import LineageConnectionDep, SettingsDep
-from server.errors import NOT_FOUND
+from fastapi import APIRouter, Request, Response
+
+from server.deps import get_settings, lineage_connection
+from server.errors import NOT_FOUND, problem_doc
 from server.lineage import service
 from server.lineage.render import render_json
-from server.lineage.schemas import LineageQuery, LineageResponse
-from server.settings import ServerOptions
+from server.lineage.schemas import (
+    LineageQuery,
+    LineageResponse,
+    lineage_query_from,
+    query_parameters,
+)
 
 router = APIRouter(prefix="/lineage", tags=["lineage"])
 _RESPONSES: dict[int | str, dict[str, Any]] = {404: NOT_FOUND[404]}
 # The body is built by render_json (plain dicts + orjson) and documented by LineageResponse.
 _DOCUMENTED: dict[str, Any] = {"response_model": LineageResponse, "responses": _RESPONSES}
+# GET declares no parameters to FastAPI (it parses them itself), so it documents them, and
+# its 422, as FastAPI would for `Annotated[LineageQuery, Query()]`.
+_GET_DOCUMENTED: dict[str, Any] = {
+    "response_model": LineageResponse,
+    "responses": {**_RESPONSES, 422: problem_doc("Validation Error")},
+    "openapi_extra": {"parameters": query_parameters(LineageQuery)},
+}
 
 
-async def _options(settings: SettingsDep) -> ServerOptions:
-    return settings.server
-
-
-OptionsDep = Annotated[ServerOptions, Depends(_options)]
-
-
-@router.get("", summary="Lineage graph around start nodes", **_DOCUMENTED)
-async def get_lineage(
-    query: Annotated[LineageQuery, Query()], conn: LineageConnectionDep, options: OptionsDep
-) -> Response:
-    graph = await service.get_lineage(conn, query.to_request(options))
+async def _lineage(request: Request, query: LineageQuery) -> Response:
+    options = (await get_settings(request)).server
+    lineage_request = query.to_request(options)
+    async with lineage_connection(request) as conn:
+        graph = await service.get_lineage(conn, lineage_request)
     return Response(render_json(graph), media_type="application/json")
+
+
+@router.get("", summary="Lineage graph around start nodes", **_GET_DOCUMENTED)
+async def get_lineage(request: Request) -> Response:
+    return await _lineage(request, lineage_query_from(request.query_params))
 
 
 @router.post("", summary="Lineage graph around many start nodes (JSON body)", **_DOCUMENTED)
-async def post_lineage(
-    body: LineageQuery, conn: LineageConnectionDep, options: OptionsDep
-) -> Response:
-    graph = await service.get_lineage(conn, body.to_request(options))
-    return Response(render_json(graph), media_type="application/json")
+async def post_lineage(request: Request, body: LineageQuery) -> Response:
+    return await _lineage(request, body)
