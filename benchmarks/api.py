@@ -112,15 +112,19 @@ async def window_start(database: str, days: int) -> str:
     return (newest - timedelta(days=days)).isoformat()
 
 
+def reader_url(database: str) -> str:
+    """Threadline's server reads as the read-only role, as in production."""
+    return env.db_url(database).replace(
+        f"{env.PG_USER}:{env.PG_PASSWORD}@", "threadline_reader:threadline_reader@"
+    )
+
+
 def launch(system: str, database: str, run_dir: Path, max_nodes: int | None) -> Server:
     port = free_port()
     if system == "threadline":
         cmd = [str(env.VENV_BIN / "threadline-server")]
-        reader = env.db_url(database).replace(
-            f"{env.PG_USER}:{env.PG_PASSWORD}@", "threadline_reader:threadline_reader@"
-        )
         extra = {
-            "THREADLINE__DATABASE__URL": reader,
+            "THREADLINE__DATABASE__URL": reader_url(database),
             "THREADLINE__SERVER__PORT": str(port),
             "THREADLINE__SERVER__MAX_LINEAGE_DEPTH": "10",
             "THREADLINE__LOG__LEVEL": "WARNING",
