@@ -152,14 +152,35 @@ async def _insert_unnest(
         table,
     )
     type_of = {r["attname"]: r["t"] for r in types}
-    arrays = ", ".join(f"${i + 1}::{type_of[c]}[]" for i, c in enumerate(columns))
+    # unnest() of a 2-D array yields elements, not rows: an array column (run.field_times)
+    # travels as the text of each array and is cast back in the SELECT.
+    nested = {c for c in columns if type_of[c].endswith("[]")}
+    arrays = ", ".join(
+        f"${i + 1}::{'text' if c in nested else type_of[c]}[]" for i, c in enumerate(columns)
+    )
     names = ", ".join(f'"{c}"' for c in columns)
-    statement = f"INSERT INTO {table} ({names}) SELECT * FROM unnest({arrays})"  # noqa: S608
+    values = ", ".join(f'"{c}"::{type_of[c]}' if c in nested else f'"{c}"' for c in columns)
+    statement = f"INSERT INTO {table} ({names}) SELECT {values} FROM unnest({arrays}) AS u({names})"  # noqa: S608
     chunk = max(1, len(records) * 2000 // max(events, 1))
     for start in range(0, len(records), chunk):
         part = records[start : start + chunk]
+        args = [
+            [_array_text(r[c]) for r in part] if c in nested else [r[c] for r in part]
+            for c in columns
+        ]
         async with conn.transaction():
-            await conn.execute(statement, *([r[c] for r in part] for c in columns))
+            await conn.execute(statement, *args)
+
+
+def _array_text(values: list[Any] | None) -> str | None:
+    """PostgreSQL's text form of a one-dimensional array (timestamps, numbers, NULLs)."""
+    if values is None:
+        return None
+    items = (
+        "NULL" if v is None else f'"{v.isoformat() if hasattr(v, "isoformat") else v}"'
+        for v in values
+    )
+    return "{" + ",".join(items) + "}"
 
 
 async def run(events_file: Path, rows_from: str | None) -> dict[str, Any]:
