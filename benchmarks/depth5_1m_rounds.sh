@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Depth-5 lineage on the 1M-event databases of both systems, alternated in rounds so both see
+# the same machine. Needs bench_threadline_1m (benchmarks.seed) and bench_dr_1m (rentgen/run_1m.sh).
+#   benchmarks/depth5_1m_rounds.sh [ROUNDS] [RESULT]
+# Per round and window (last 7 days, then all history): Threadline with no node cap (the
+# semantics Data.Rentgen has), Threadline with the server's default cap of 2,000 nodes (what
+# production answers), then Data.Rentgen. All history at RUN granularity returns graphs of
+# 10k-60k nodes that take Data.Rentgen 10-20 s each, so that case asks for the first 10 of
+# the 30 start datasets (the same seeded sample's first ten).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+PY=.venv/bin/python
+ROUNDS="${1:-3}"
+RESULT="${2:-benchmarks/results/api-1m-depth5-rounds.json}"
+OUT="$(mktemp -d)"
+for round in $(seq "$ROUNDS"); do
+  for window in 7d all; do
+    when=()
+    if [[ $window == 7d ]]; then when=(--window-days 7); fi
+    for variant in threadline-uncapped threadline-capped data-rentgen; do
+      system=threadline database=bench_threadline_1m extra=()
+      case $variant in
+        threadline-uncapped) extra=(--max-nodes 1000000) ;;
+        data-rentgen) system=data-rentgen database=bench_dr_1m ;;
+      esac
+      common=(--system "$system" --database "$database" --starts-from bench_threadline_1m
+        --events-in-database 1000013 --depths 5 "${when[@]}" "${extra[@]}")
+      if [[ $window == all ]]; then
+        $PY -m benchmarks.api "${common[@]}" --samples 30 --granularities JOB DATASET \
+          --out "$OUT/$round-$window-$variant-small.json"
+        $PY -m benchmarks.api "${common[@]}" --samples 10 --warmup 1 --granularities RUN \
+          --out "$OUT/$round-$window-$variant-run.json"
+      else
+        $PY -m benchmarks.api "${common[@]}" --samples 30 --out "$OUT/$round-$window-$variant.json"
+      fi
+    done
+  done
+done
+$PY - "$OUT" "$RESULT" <<'PY'
+import json, sys
+from pathlib import Path
+runs = []
+for path in sorted(Path(sys.argv[1]).glob("*.json")):
+    run = json.loads(path.read_text())
+    round_, window, *variant = path.stem.split("-")
+    run.update(round=int(round_), window=window, variant="-".join(variant))
+    runs.append(run)
+what = "depth 5, 1,000,013 events; per round and window Threadline (no cap, cap 2,000) then Data.Rentgen"
+Path(sys.argv[2]).write_text(json.dumps({"what": what, "runs": runs}, indent=2) + "\n")
+PY
+rm -r "$OUT"
