@@ -32,4 +32,7 @@ $PY -m benchmarks.api --system threadline --database bench_threadline_1m \
 benchmarks/rentgen/run.sh
 # Depth-3 lineage of both systems, alternated in three rounds (the target's ratio).
 benchmarks/depth3_rounds.sh 3
+# Data.Rentgen's 1M-event database from Kafka, then depth 5 on both 1M databases in rounds.
+benchmarks/rentgen/run_1m.sh
+benchmarks/depth5_1m_rounds.sh 3
 $PY -m benchmarks.report
