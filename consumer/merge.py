@@ -39,7 +39,7 @@ of (time, value) over the events that have a value is B in every order.
 Results are sorted by key so every transaction locks rows in the same order.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields, replace
 from datetime import datetime
 from operator import attrgetter
@@ -124,9 +124,52 @@ _OPERATION_GET = attrgetter(*OPERATION_FIELDS)
 # merging is a third of the consumer's CPU and replace() is several times slower.
 
 
+_RUN_FIELD_COUNT = len(RUN_FIELDS)
+
+
+def _is_reference(run: RunRecord) -> bool:
+    """A run named only as a parent or root (extract's `bare_run`): a job and nothing else."""
+    return (
+        run.field_times is None
+        and run.started_at is None
+        and run.ended_at is None
+        and run.checkpoints is None
+        and _RUN_GET(run).count(None) == _RUN_FIELD_COUNT - 1  # the job is never None
+    )
+
+
 def merge_runs(a: RunRecord, b: RunRecord) -> RunRecord:
+    if b.job == a.job and _is_reference(b):
+        return _merge_reference(a, b)
+    return merge_run_fields(a, b)
+
+
+def merge_run_fields(a: RunRecord, b: RunRecord) -> RunRecord:
+    """The general rule of merge_runs, field by field."""
+    *values, times = _latest(a, b, RUN_FIELDS, _RUN_GET)
+    return _run(a, b, values, times)
+
+
+def _merge_reference(a: RunRecord, b: RunRecord) -> RunRecord:
+    """merge_run_fields(a, b) where b is a reference to a's run and job, without `_latest`'s
+    per-field loop: every child event names its parent and root, so this is most run merges
+    of a batch (92% on the benchmark stream)."""
+    values = _RUN_GET(a)
+    at = a.event_time
+    times = a.field_times or tuple(None if v is None else at for v in values)
+    # The job's value is equal on both sides, so b's time wins only if it is later.
+    if times[0] is not None and b.event_time > times[0]:
+        times = (b.event_time, *times[1:])
+    unchanged = times is a.field_times and a.created_at <= b.created_at
+    if unchanged and at >= b.event_time and a.status >= b.status:
+        return a
+    return _run(a, b, values, times)
+
+
+def _run(a: RunRecord, b: RunRecord, values: Sequence[Any], times: Times) -> RunRecord:
+    """The merged run of a and b, given the descriptive fields' merged values and times."""
     (job, parent, root, user, start_reason, ended_reason, external_id, attempt, running_log,
-     persistent_log, times) = _latest(a, b, RUN_FIELDS, _RUN_GET)  # fmt: skip
+     persistent_log) = values  # fmt: skip
     return RunRecord(
         id=a.id,
         created_at=min(a.created_at, b.created_at),

@@ -16,6 +16,7 @@ from consumer.merge import (
     merge,
     merge_jobs,
     merge_operations,
+    merge_run_fields,
     merge_runs,
 )
 from consumer.records import (
@@ -232,6 +233,26 @@ def test_merge_is_a_join_any_order_duplication_or_grouping_gives_the_same_run(
     for record in records[1:]:
         pairwise = merge_runs(record, pairwise)
     assert explicit(pairwise) == explicit(merged_run(*records))
+
+
+REFERENCES = st.builds(
+    lambda minute, created: RunRecord(RUN, at(created), JOB, at(minute), int(Status.UNKNOWN)),
+    minute=st.integers(-2, 7),
+    created=st.integers(-2, 2),
+)
+
+
+@settings(max_examples=300)
+@given(records=st.lists(RUNS, min_size=1, max_size=4), reference=REFERENCES)
+def test_a_parent_reference_merges_exactly_as_the_general_rule_merges_it(
+    records: list[RunRecord], reference: RunRecord
+) -> None:
+    """merge_runs' shortcut for a bare parent/root reference (most run merges of a batch)
+    gives the general rule's record, field times included, merged or unmerged."""
+    for full in (records[0], merged_run(*records)):
+        assert merge_runs(full, reference) == merge_run_fields(full, reference)
+    other_job = replace(reference, job=("namespace", "default", "other"))
+    assert merge_runs(records[0], other_job) == merge_run_fields(records[0], other_job)
 
 
 def explicit(record: RunRecord) -> RunRecord:
