@@ -22,15 +22,6 @@ for round in $(seq "$ROUNDS"); do
       --out "$OUT/$round-$system-job.json"
   done
 done
-$PY - "$OUT" "$RESULT" <<'PY'
-import json, sys
-from pathlib import Path
-runs = []
-for path in sorted(Path(sys.argv[1]).glob("*.json")):
-    run = json.loads(path.read_text())
-    run["round"] = int(path.name.split("-")[0])
-    runs.append(run)
-what = "depth 3, 40k events, 30 start nodes; per round Threadline then Data.Rentgen"
-Path(sys.argv[2]).write_text(json.dumps({"what": what, "runs": runs}, indent=2) + "\n")
-PY
+$PY -m benchmarks.rounds "$OUT" "$RESULT" \
+  "depth 3, 40k events, 30 start nodes; per round Threadline then Data.Rentgen"
 rm -r "$OUT"

@@ -36,16 +36,7 @@ for round in $(seq "$ROUNDS"); do
     done
   done
 done
-$PY - "$OUT" "$RESULT" <<'PY'
-import json, sys
-from pathlib import Path
-runs = []
-for path in sorted(Path(sys.argv[1]).glob("*.json")):
-    run = json.loads(path.read_text())
-    round_, window, *variant = path.stem.split("-")
-    run.update(round=int(round_), window=window, variant="-".join(variant))
-    runs.append(run)
-what = "depth 5, 1,000,013 events; per round and window Threadline (no cap, cap 2,000) then Data.Rentgen"
-Path(sys.argv[2]).write_text(json.dumps({"what": what, "runs": runs}, indent=2) + "\n")
-PY
+$PY -m benchmarks.rounds "$OUT" "$RESULT" \
+  "depth 5, 1,000,013 events; per round and window Threadline (no cap, cap 2,000) then Data.Rentgen" \
+  window variant
 rm -r "$OUT"
