@@ -1,19 +1,23 @@
 """The FastStream app: a Kafka batch subscriber running the pipeline, plus dead letters.
 
-Delivery is at-least-once. The subscriber's ack policy is NACK_ON_ERROR: the
-offsets of a batch are committed only after the handler returns, i.e. after
-its database transaction committed and its rejects reached the dead-letter
-topic; on an exception the partitions are rewound to the batch's first offsets
-and the batch is read again. Redelivery is safe because every write is an
+Delivery is at-least-once. The subscriber's ack policy is MANUAL: `BatchHandler`
+commits exactly a batch's own offsets once its database transaction committed
+and its rejects reached the dead-letter topic (it writes one batch while it
+prepares the next); when a batch fails, its partitions are rewound to its first
+offsets and it is read again. Redelivery is safe because every write is an
 idempotent, order-independent upsert (see consumer.merge).
 """
 
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from aiokafka import ConsumerRecord, TopicPartition
+from aiokafka.errors import IllegalStateError, KafkaError
 from faststream import FastStream
 from faststream.kafka import KafkaBroker, KafkaMessage
 from faststream.middlewares import AckPolicy
@@ -22,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from consumer.decode import Reject
 from consumer.http import StatusServer
-from consumer.ingest import BatchResult, Pipeline
+from consumer.ingest import BatchResult, Pipeline, Prepared
 from consumer.metrics import Metrics
 from consumer.retry import Backoff
 from consumer.security import kafka_security
@@ -48,8 +52,71 @@ def dead_letter_headers(record: ConsumerRecord[Any, Any], reject: Reject) -> dic
     }
 
 
+@dataclass(frozen=True, slots=True)
+class BatchOffsets:
+    """A batch's first and last offset per partition."""
+
+    first: dict[TopicPartition, int]
+    last: dict[TopicPartition, int]
+
+    @classmethod
+    def of(cls, records: Sequence[ConsumerRecord[Any, Any]]) -> "BatchOffsets":
+        first: dict[TopicPartition, int] = {}
+        last: dict[TopicPartition, int] = {}
+        for r in records:
+            tp = TopicPartition(r.topic, r.partition)
+            first[tp] = min(r.offset, first.get(tp, r.offset))
+            last[tp] = max(r.offset, last.get(tp, r.offset))
+        return cls(first, last)
+
+    async def commit(self, consumer: Any) -> None:
+        """Commit exactly this batch's offsets (the consumer's position may be further on)."""
+        if not self.last:
+            return
+        try:
+            await consumer.commit({tp: offset + 1 for tp, offset in self.last.items()})
+        except KafkaError as exc:
+            # Written, not committed: a rebalance moved a partition, or the broker refused
+            # for now. The batch is read again by whoever reads from the last commit (every
+            # write is idempotent), or covered by this consumer's next commit.
+            log.warning("batch written but its offsets not committed: %s", exc)
+
+    def with_earlier(self, other: "BatchOffsets") -> "BatchOffsets":
+        """Both batches' partitions, each from the earlier of their first offsets."""
+        first = dict(self.first)
+        for tp, offset in other.first.items():
+            first[tp] = min(offset, first.get(tp, offset))
+        return BatchOffsets(first, {})
+
+    def rewind(self, consumer: Any) -> None:
+        """Read the batch again: each partition back to its first offset in the batch."""
+        for tp, offset in self.first.items():
+            # A partition no longer ours: its new owner reads on from the last commit.
+            with contextlib.suppress(IllegalStateError):
+                consumer.seek(tp, offset)
+
+
+@dataclass(frozen=True, slots=True)
+class InFlight:
+    """The background write of one batch; its result says whether it was committed."""
+
+    task: "asyncio.Task[bool]"
+    offsets: BatchOffsets
+
+
 class BatchHandler:
-    """decode -> extract -> merge -> write for one Kafka batch, then dead letters and metrics."""
+    """decode -> extract -> merge -> write for each Kafka batch, then dead letters, the
+    batch's offsets and metrics.
+
+    One batch's write overlaps the next batch's CPU stages: the handler prepares batch N+1
+    while batch N is written in the background, waits for N, then starts N+1's write and
+    returns. PostgreSQL and the consumer's interpreter work at the same time instead of in
+    turn. At most one write is in flight, and a batch's offsets (exactly its own records')
+    are committed only after its transaction committed and its rejects reached the dead-letter
+    topic, so delivery stays at-least-once. A batch that fails is read again: its partitions
+    are rewound to its first offsets, and the batch prepared meanwhile is dropped and
+    rewound too.
+    """
 
     def __init__(
         self, pipeline: Pipeline, broker: KafkaBroker, settings: ConsumerSettings, metrics: Metrics
@@ -58,14 +125,64 @@ class BatchHandler:
         self.broker = broker
         self.dead_letter_topic = settings.kafka.dead_letter_topic
         self.metrics = metrics
+        self._in_flight: InFlight | None = None
+        self._closing = False
 
     async def __call__(self, message: KafkaMessage) -> None:
         started = time.perf_counter()
         records: Sequence[ConsumerRecord[Any, Any]] = message.raw_message
-        result = await self.pipeline.run([r.value or b"" for r in records])
-        for index, reject in sorted(result.rejects.items()):
-            await self._dead_letter(records[index], reject)
-        self._observe(message, records, result, time.perf_counter() - started)
+        consumer: Any = message.consumer
+        batch = BatchOffsets.of(records)
+        try:
+            prepared = await self.pipeline.prepare([r.value or b"" for r in records])
+        except Exception:
+            batch.rewind(consumer)
+            raise
+        previous, self._in_flight = self._in_flight, None
+        if previous is not None and not await previous.task:
+            # The previous batch failed and was rewound, and this one was read after it:
+            # drop it, and make sure no partition resumes past the failed batch's start.
+            batch.with_earlier(previous.offsets).rewind(consumer)
+            return
+        finish = self._finish(message, consumer, records, batch, prepared, started)
+        if self._closing:
+            await finish
+        else:
+            self._in_flight = InFlight(asyncio.create_task(finish), batch)
+
+    async def drain(self) -> None:
+        """Shutdown: wait for the write in flight; batches still handled are written inline."""
+        self._closing = True
+        if self._in_flight is not None:
+            # Not taken from the handler: a batch it is preparing still waits for this one.
+            await self._in_flight.task
+
+    async def _finish(
+        self,
+        message: KafkaMessage,
+        consumer: Any,
+        records: Sequence[ConsumerRecord[Any, Any]],
+        batch: "BatchOffsets",
+        prepared: Prepared,
+        started: float,
+    ) -> bool:
+        """Write, dead letters, commit: True once done; False if the batch was rewound.
+
+        Never raises (but when cancelled): the handler of the next batch reads the result."""
+        try:
+            result = await self.pipeline.write(prepared)
+            for index, reject in sorted(result.rejects.items()):
+                await self._dead_letter(records[index], reject)
+        except Exception:
+            log.exception("batch failed; its partitions are rewound to read it again")
+            batch.rewind(consumer)
+            return False
+        await batch.commit(consumer)
+        try:
+            self._observe(message, records, result, time.perf_counter() - started)
+        except Exception:  # metrics only: the batch is written and committed
+            log.exception("batch metrics failed")
+        return True
 
     async def _dead_letter(self, record: ConsumerRecord[Any, Any], reject: Reject) -> None:
         await self.broker.publish(
@@ -154,8 +271,9 @@ def create_app(settings: ConsumerSettings, engine: AsyncEngine | None = None) ->
         kafka.topic,
         batch=True,
         group_id=kafka.group_id,
-        # At-least-once: commit only after the batch's DB transaction committed.
-        ack_policy=AckPolicy.NACK_ON_ERROR,
+        # At-least-once: BatchHandler commits each batch's own offsets after its DB
+        # transaction committed, and rewinds a batch that failed.
+        ack_policy=AckPolicy.MANUAL,
         auto_offset_reset=kafka.auto_offset_reset,
         max_records=kafka.max_records,
         batch_timeout_ms=kafka.batch_timeout_ms,
@@ -178,6 +296,10 @@ def create_app(settings: ConsumerSettings, engine: AsyncEngine | None = None) ->
             await sa_conn.commit()
         if settings.metrics.port:
             await status.start(settings.metrics.host, settings.metrics.port)
+
+    @app.on_shutdown
+    async def drain() -> None:
+        await handler.drain()  # before the broker stops: the last batch's offsets commit
 
     @app.after_shutdown
     async def stop() -> None:
