@@ -1,4 +1,7 @@
-"""SQL of the write stage: set-based upserts over unnest()ed arrays, one statement per table.
+"""SQL of the write stage: set-based upserts, one statement per table.
+
+Dimension rows arrive as unnest()ed parameter arrays; the many time-series rows (runs,
+operations, inputs, outputs, column lineage) as one jsonb document each (`json_rows`).
 
 Each ON CONFLICT clause applies the merge rules of `consumer.merge` to the
 stored row, so a record meeting an earlier state gives the same result as if
@@ -85,27 +88,38 @@ def latest(fields: tuple[str, ...], table: str, ranked: dict[str, str]) -> str:
     return ",\n  ".join([*sets, f"field_times = ARRAY[{times}]::timestamptz[]"])
 
 
-def _times_array(first: int, count: int) -> tuple[str, str, str]:
-    """For `count` per-field time columns from parameter $first on: the unnest() arguments,
-    their column names, and the SELECT expression packing them into one field_times array."""
-    params = ", ".join(f"${n}::timestamptz[]" for n in range(first, first + count))
-    names = ", ".join(f"t{n}" for n in range(count))
-    return params, names, f"ARRAY[{names}]::timestamptz[]"
+def json_rows(types: tuple[str, ...], times: int = 0) -> str:
+    """SELECT list and FROM reading the rows of one jsonb parameter ($1), an array of row
+    arrays: element i cast to types[i], then `times` per-field times packed into one
+    field_times array.
+
+    One document instead of one parameter array per column: orjson encodes a batch's rows in
+    C, where asyncpg encodes each array element in Python-level code (the largest single
+    cost of the consumer's write). PostgreSQL parses the document instead, and it works
+    beside the consumer, which writes one batch while it decodes the next.
+    """
+    cells = [
+        f"NULLIF(e->{i}, 'null')" if t == "jsonb" else f"(e->>{i})::{t}"
+        for i, t in enumerate(types)
+    ]
+    if times:
+        packed = ", ".join(f"(e->>{i})::timestamptz" for i in range(len(types), len(types) + times))
+        cells.append(f"ARRAY[{packed}]::timestamptz[]")
+    # Constant casts and positions only; the rows are the bound parameter.
+    return f"SELECT {', '.join(cells)} FROM jsonb_array_elements($1::jsonb) AS e"  # noqa: S608
 
 
-_RUN_TIMES, _RUN_TIME_NAMES, _RUN_TIMES_ARRAY = _times_array(18, len(RUN_FIELDS))
 _RUN_COLUMNS = """created_at, id, job_id, parent_run_id, status, started_at, ended_at,
   started_by_user_id, start_reason, ended_reason, external_id, attempt, running_log_url,
   persistent_log_url, last_event_time, root_run_id, checkpoints"""
+_RUN_TYPES = (
+    "timestamptz", "uuid", "bigint", "uuid", "smallint", "timestamptz", "timestamptz",
+    "bigint", "text", "text", "text", "int", "text", "text", "timestamptz", "uuid", "jsonb",
+)  # fmt: skip
 
 UPSERT_RUNS = f"""
 INSERT INTO run AS r ({_RUN_COLUMNS}, field_times)
-SELECT {_RUN_COLUMNS}, {_RUN_TIMES_ARRAY}
-FROM unnest($1::timestamptz[], $2::uuid[], $3::bigint[], $4::uuid[], $5::smallint[],
-  $6::timestamptz[], $7::timestamptz[], $8::bigint[], $9::text[], $10::text[], $11::text[],
-  $12::int[], $13::text[], $14::text[], $15::timestamptz[], $16::uuid[], $17::jsonb[],
-  {_RUN_TIMES})
-  AS u({_RUN_COLUMNS}, {_RUN_TIME_NAMES})
+{json_rows(_RUN_TYPES, len(RUN_FIELDS))}
 ON CONFLICT (created_at, id) DO UPDATE SET
   status = GREATEST(r.status, excluded.status),
   started_at = LEAST(r.started_at, excluded.started_at),
@@ -113,21 +127,18 @@ ON CONFLICT (created_at, id) DO UPDATE SET
   checkpoints = GREATEST(r.checkpoints, excluded.checkpoints),
   {latest(RUN_FIELDS, "r", {"job_id": JOB_BY_KEY, "started_by_user_id": USER_BY_NAME})},
   last_event_time = GREATEST(r.last_event_time, excluded.last_event_time)
-"""  # noqa: S608 - constant column names only; every value is a bound parameter
+"""
 
-_OPERATION_TIMES, _OPERATION_TIME_NAMES, _OPERATION_TIMES_ARRAY = _times_array(
-    15, len(OPERATION_FIELDS)
-)
 _OPERATION_COLUMNS = """created_at, id, run_id, name, type, status, position, "group",
   description, sql_query, started_at, ended_at, last_event_time, ended_reason"""
+_OPERATION_TYPES = (
+    "timestamptz", "uuid", "uuid", "text", "text", "smallint", "int", "text", "text", "text",
+    "timestamptz", "timestamptz", "timestamptz", "text",
+)  # fmt: skip
 
 UPSERT_OPERATIONS = f"""
 INSERT INTO operation AS o ({_OPERATION_COLUMNS}, field_times)
-SELECT {_OPERATION_COLUMNS}, {_OPERATION_TIMES_ARRAY}
-FROM unnest($1::timestamptz[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
-  $6::smallint[], $7::int[], $8::text[], $9::text[], $10::text[], $11::timestamptz[],
-  $12::timestamptz[], $13::timestamptz[], $14::text[], {_OPERATION_TIMES})
-  AS u({_OPERATION_COLUMNS}, {_OPERATION_TIME_NAMES})
+{json_rows(_OPERATION_TYPES, len(OPERATION_FIELDS))}
 ON CONFLICT (created_at, id) DO UPDATE SET
   status = GREATEST(o.status, excluded.status),
   started_at = LEAST(o.started_at, excluded.started_at),
@@ -135,13 +146,14 @@ ON CONFLICT (created_at, id) DO UPDATE SET
   position = LEAST(o.position, excluded.position),
   {latest(OPERATION_FIELDS, "o", {})},
   last_event_time = GREATEST(o.last_event_time, excluded.last_event_time)
-"""  # noqa: S608 - constant column names only; every value is a bound parameter
+"""
 
 _IO_COLUMNS = """(created_at, operation_id, dataset_id, run_id, job_id, schema_id, schema_time,
   num_rows, num_bytes, num_files, last_event_time{extra})"""
-_IO_VALUES = """unnest($1::timestamptz[], $2::uuid[], $3::bigint[], $4::uuid[], $5::bigint[],
-  $6::bigint[], $7::timestamptz[], $8::bigint[], $9::bigint[], $10::bigint[],
-  $11::timestamptz[]{extra})"""
+_IO_TYPES = (
+    "timestamptz", "uuid", "bigint", "uuid", "bigint", "bigint", "timestamptz", "bigint",
+    "bigint", "bigint", "timestamptz",
+)  # fmt: skip
 # The later schema wins; as late, the one with the greater digest (as merge.merge_ios).
 _SCHEMA_BY_DIGEST = SCHEMA_BY_DIGEST.format(a="x.schema_id", b="excluded.schema_id")
 _SCHEMA_NEWER = f"""excluded.schema_id IS NOT NULL AND (x.schema_id IS NULL
@@ -168,27 +180,30 @@ _IO_SET = f"""{_OWNER_SET}
 
 UPSERT_INPUTS = f"""
 INSERT INTO input AS x {_IO_COLUMNS.format(extra="")}
-SELECT * FROM {_IO_VALUES.format(extra="")}
+{json_rows(_IO_TYPES)}
 ON CONFLICT (created_at, operation_id, dataset_id) DO UPDATE SET {_IO_SET}
-"""  # noqa: S608 - constant column names only; every value is a bound parameter
+"""
 
 UPSERT_OUTPUTS = f"""
 INSERT INTO output AS x {_IO_COLUMNS.format(extra=", types")}
-SELECT * FROM {_IO_VALUES.format(extra=", $12::int[]")}
+{json_rows((*_IO_TYPES, "int"))}
 ON CONFLICT (created_at, operation_id, dataset_id) DO UPDATE SET {_IO_SET},
   types = x.types | excluded.types
-"""  # noqa: S608 - constant column names only; every value is a bound parameter
+"""
 
+_COLUMN_LINEAGE_TYPES = (
+    "timestamptz", "uuid", "bigint", "text", "bigint", "text", "uuid", "bigint", "int",
+    "timestamptz",
+)  # fmt: skip
 UPSERT_COLUMN_LINEAGE = f"""
 INSERT INTO column_lineage AS x (created_at, operation_id, source_dataset_id, source_column,
   target_dataset_id, target_column, run_id, job_id, types, last_event_time)
-SELECT * FROM unnest($1::timestamptz[], $2::uuid[], $3::bigint[], $4::text[], $5::bigint[],
-  $6::text[], $7::uuid[], $8::bigint[], $9::int[], $10::timestamptz[])
+{json_rows(_COLUMN_LINEAGE_TYPES)}
 ON CONFLICT (created_at, operation_id, source_dataset_id, source_column, target_dataset_id,
   target_column) DO UPDATE SET {_OWNER_SET}
   types = x.types | excluded.types,
   last_event_time = GREATEST(x.last_event_time, excluded.last_event_time)
-"""  # noqa: S608 - constant column names only; every value is a bound parameter
+"""
 
 UPSERT_JOB_DATASETS = """
 INSERT INTO job_dataset AS x (job_id, dataset_id, direction, first_seen_at, last_seen_at)

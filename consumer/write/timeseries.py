@@ -1,14 +1,14 @@
 """Time-series rows (runs, operations, inputs, outputs, column lineage) and their anchors."""
 
-from collections.abc import Sequence
 from dataclasses import astuple
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 import asyncpg
 import orjson
 
-from consumer.merge import OPERATION_FIELDS, RUN_FIELDS, Times, field_times, schema_time
+from consumer.merge import OPERATION_FIELDS, RUN_FIELDS, field_times, schema_time
 from consumer.records import Checkpoints, Extracted
 from consumer.write import sql
 from consumer.write.dimensions import IdCache
@@ -52,38 +52,43 @@ async def write_runs(
     runs = batch.runs
     if not runs:
         return
-    await conn.execute(
-        sql.UPSERT_RUNS,
-        [_at(anchors, r.id, r.created_at) for r in runs],
-        [r.id for r in runs],
-        [cache.jobs[r.job][0] for r in runs],
-        [r.parent_run_id for r in runs],
-        [r.status for r in runs],
-        [r.started_at for r in runs],
-        [r.ended_at for r in runs],
-        [cache.users.get(r.user) if r.user else None for r in runs],
-        [r.start_reason for r in runs],
-        [r.ended_reason for r in runs],
-        [r.external_id for r in runs],
-        [r.attempt for r in runs],
-        [r.running_log_url for r in runs],
-        [r.persistent_log_url for r in runs],
-        [r.event_time for r in runs],
-        [r.root_run_id for r in runs],
-        [_checkpoints(r.checkpoints) for r in runs],
-        *_time_columns([field_times(r, RUN_FIELDS) for r in runs], len(RUN_FIELDS)),
-    )
+    jobs, users = cache.jobs, cache.users
+    rows = [
+        (
+            _at(anchors, r.id, r.created_at),
+            r.id,
+            jobs[r.job][0],
+            r.parent_run_id,
+            r.status,
+            r.started_at,
+            r.ended_at,
+            users.get(r.user) if r.user else None,
+            r.start_reason,
+            r.ended_reason,
+            r.external_id,
+            r.attempt,
+            r.running_log_url,
+            r.persistent_log_url,
+            r.event_time,
+            r.root_run_id,
+            _checkpoints(r.checkpoints),
+            *field_times(r, RUN_FIELDS),
+        )
+        for r in runs
+    ]
+    await conn.execute(sql.UPSERT_RUNS, _document(rows))
 
 
-def _time_columns(times: list[Times], count: int) -> list[list[datetime | None]]:
-    """Per-record field times as one parameter array per field (unnest() takes columns)."""
-    return [[t[i] for t in times] for i in range(count)]
+def _document(rows: list[tuple[Any, ...]]) -> str:
+    """The rows of one `sql.json_rows` statement. Every time is aware (UTC); a naive one
+    would be read as UTC, as asyncpg reads it."""
+    return orjson.dumps(rows, option=orjson.OPT_NAIVE_UTC).decode()
 
 
-def _checkpoints(value: Checkpoints | None) -> str | None:
+def _checkpoints(value: Checkpoints | None) -> tuple[int, ...] | None:
     """[total, completed, failed, restored, in_progress]: jsonb arrays of equal length
     compare element by element, so GREATEST in SQL picks the snapshot merge() picks."""
-    return None if value is None else orjson.dumps(astuple(value)).decode()
+    return None if value is None else astuple(value)
 
 
 async def write_operations(
@@ -92,73 +97,81 @@ async def write_operations(
     ops = batch.operations
     if not ops:
         return
-    await conn.execute(
-        sql.UPSERT_OPERATIONS,
-        [_at(anchors, o.id, o.created_at) for o in ops],
-        [o.id for o in ops],
-        [o.run_id for o in ops],
-        [o.name for o in ops],
-        [o.type for o in ops],
-        [o.status for o in ops],
-        [o.position for o in ops],
-        [o.group for o in ops],
-        [o.description for o in ops],
-        [o.sql_query for o in ops],
-        [o.started_at for o in ops],
-        [o.ended_at for o in ops],
-        [o.event_time for o in ops],
-        [o.ended_reason for o in ops],
-        *_time_columns([field_times(o, OPERATION_FIELDS) for o in ops], len(OPERATION_FIELDS)),
-    )
+    rows = [
+        (
+            _at(anchors, o.id, o.created_at),
+            o.id,
+            o.run_id,
+            o.name,
+            o.type,
+            o.status,
+            o.position,
+            o.group,
+            o.description,
+            o.sql_query,
+            o.started_at,
+            o.ended_at,
+            o.event_time,
+            o.ended_reason,
+            *field_times(o, OPERATION_FIELDS),
+        )
+        for o in ops
+    ]
+    await conn.execute(sql.UPSERT_OPERATIONS, _document(rows))
 
 
 async def write_ios(
     conn: asyncpg.Connection, batch: Extracted, cache: IdCache, anchors: dict[UUID, datetime]
 ) -> None:
+    datasets, jobs, schemas = cache.datasets, cache.jobs, cache.schemas
     for direction, statement in (
         (IODirection.INPUT, sql.UPSERT_INPUTS),
         (IODirection.OUTPUT, sql.UPSERT_OUTPUTS),
     ):
-        ios = [r for r in batch.ios if r.direction == direction]
-        if not ios:
-            continue
-        columns: list[Sequence[object]] = [
-            [_at(anchors, r.operation_id, r.created_at) for r in ios],
-            [r.operation_id for r in ios],
-            [cache.datasets[r.dataset] for r in ios],
-            [r.run_id for r in ios],
-            [cache.jobs[r.job][0] for r in ios],
-            [cache.schemas.get(r.schema) if r.schema else None for r in ios],
-            [schema_time(r) for r in ios],
-            [r.num_rows for r in ios],
-            [r.num_bytes for r in ios],
-            [r.num_files for r in ios],
-            [r.event_time for r in ios],
+        rows = [
+            (
+                _at(anchors, r.operation_id, r.created_at),
+                r.operation_id,
+                datasets[r.dataset],
+                r.run_id,
+                jobs[r.job][0],
+                schemas.get(r.schema) if r.schema else None,
+                schema_time(r),
+                r.num_rows,
+                r.num_bytes,
+                r.num_files,
+                r.event_time,
+                *((r.output_types,) if direction == IODirection.OUTPUT else ()),
+            )
+            for r in batch.ios
+            if r.direction == direction
         ]
-        if direction == IODirection.OUTPUT:
-            columns.append([r.output_types for r in ios])
-        await conn.execute(statement, *columns)
+        if rows:
+            await conn.execute(statement, _document(rows))
 
 
 async def write_column_lineage(
     conn: asyncpg.Connection, batch: Extracted, cache: IdCache, anchors: dict[UUID, datetime]
 ) -> None:
-    rows = batch.column_lineage
-    if not rows:
+    if not batch.column_lineage:
         return
-    await conn.execute(
-        sql.UPSERT_COLUMN_LINEAGE,
-        [_at(anchors, r.operation_id, r.created_at) for r in rows],
-        [r.operation_id for r in rows],
-        [cache.datasets[r.source] for r in rows],
-        [r.source_column for r in rows],
-        [cache.datasets[r.target] for r in rows],
-        [r.target_column for r in rows],
-        [r.run_id for r in rows],
-        [cache.jobs[r.job][0] for r in rows],
-        [r.types for r in rows],
-        [r.event_time for r in rows],
-    )
+    datasets, jobs = cache.datasets, cache.jobs
+    rows = [
+        (
+            _at(anchors, r.operation_id, r.created_at),
+            r.operation_id,
+            datasets[r.source],
+            r.source_column,
+            datasets[r.target],
+            r.target_column,
+            r.run_id,
+            jobs[r.job][0],
+            r.types,
+            r.event_time,
+        )
+        for r in batch.column_lineage
+    ]
+    await conn.execute(sql.UPSERT_COLUMN_LINEAGE, _document(rows))
 
 
 async def write_job_datasets(conn: asyncpg.Connection, batch: Extracted, cache: IdCache) -> None:
