@@ -42,6 +42,7 @@ Results are sorted by key so every transaction locks rows in the same order.
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields, replace
 from datetime import datetime
+from itertools import chain
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
@@ -303,7 +304,9 @@ def _keep_first(a: T, _b: T) -> T:
 def merge(batch: Iterable[Extracted]) -> Extracted:
     """All records of a batch merged by key and sorted by key."""
     parts = list(batch)
-    every = {f.name: [r for p in parts for r in getattr(p, f.name)] for f in fields(Extracted)}
+    every = {
+        f.name: list(chain.from_iterable(map(attrgetter(f.name), parts))) for f in fields(Extracted)
+    }
     merged: dict[str, Any] = {
         name: by_key(every[name], key, combine) for name, (key, combine) in RULES.items()
     }
@@ -344,18 +347,21 @@ def _merge_column_lineage(a: ColumnLineageRecord, b: ColumnLineageRecord) -> Col
 
 # Per record kind: the merge key and the rule that combines two records of one key.
 # UUIDs hash and compare in Python code; their .int (same order) in C.
+# Keys as C-level attrgetters (a lambda per record was ~5% of the consumer). A nested
+# key such as ((location type, location name), name) groups and sorts exactly as the flat
+# `record.key` does: tuples compare element by element, and the inner tuples have one length.
 RULES: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]] = {
-    "locations": (lambda r: r.key, merge_locations),
-    "datasets": (lambda r: r.key, _greater_format),
-    "symlinks": (lambda r: r.key, _greater_type),
-    "jobs": (lambda r: r.key, merge_jobs),
-    "schemas": (lambda r: r.digest.int, _keep_first),
-    "runs": (lambda r: r.id.int, merge_runs),
-    "operations": (lambda r: r.id.int, merge_operations),
-    "ios": (lambda r: (r.direction, r.operation_id.int, r.dataset), merge_ios),
+    "locations": (attrgetter("type", "name"), merge_locations),
+    "datasets": (attrgetter("location", "name"), _greater_format),
+    "symlinks": (attrgetter("source", "target"), _greater_type),
+    "jobs": (attrgetter("location", "name"), merge_jobs),
+    "schemas": (attrgetter("digest.int"), _keep_first),
+    "runs": (attrgetter("id.int"), merge_runs),
+    "operations": (attrgetter("id.int"), merge_operations),
+    "ios": (attrgetter("direction", "operation_id.int", "dataset"), merge_ios),
     "column_lineage": (
-        lambda r: (r.operation_id.int, r.source, r.source_column, r.target, r.target_column),
+        attrgetter("operation_id.int", "source", "source_column", "target", "target_column"),
         _merge_column_lineage,
     ),
-    "job_datasets": (lambda r: r.key, merge_job_datasets),
+    "job_datasets": (attrgetter("job", "dataset", "direction"), merge_job_datasets),
 }
