@@ -81,6 +81,10 @@ class BatchOffsets:
             # write is idempotent), or covered by this consumer's next commit.
             log.warning("batch written but its offsets not committed: %s", exc)
 
+    def resumes_after(self, other: "BatchOffsets") -> bool:
+        """Whether this batch starts past `other`'s start on a partition they share."""
+        return any(offset > other.first.get(tp, offset) for tp, offset in self.first.items())
+
     def with_earlier(self, other: "BatchOffsets") -> "BatchOffsets":
         """Both batches' partitions, each from the earlier of their first offsets."""
         first = dict(self.first)
@@ -114,8 +118,8 @@ class BatchHandler:
     turn. At most one write is in flight, and a batch's offsets (exactly its own records')
     are committed only after its transaction committed and its rejects reached the dead-letter
     topic, so delivery stays at-least-once. A batch that fails is read again: its partitions
-    are rewound to its first offsets, and the batch prepared meanwhile is dropped and
-    rewound too.
+    are rewound to its first offsets, and a batch prepared meanwhile from records after it
+    is dropped and rewound too.
     """
 
     def __init__(
@@ -139,9 +143,14 @@ class BatchHandler:
             batch.rewind(consumer)
             raise
         previous, self._in_flight = self._in_flight, None
-        if previous is not None and not await previous.task:
-            # The previous batch failed and was rewound, and this one was read after it:
-            # drop it, and make sure no partition resumes past the failed batch's start.
+        if (
+            previous is not None
+            and not await previous.task
+            and batch.resumes_after(previous.offsets)
+        ):
+            # The previous batch failed and was rewound, but this one was fetched before the
+            # rewind: drop it, and make sure no partition resumes past the failed batch's start.
+            # (A batch read after the rewind starts where the failed one did: it is written.)
             batch.with_earlier(previous.offsets).rewind(consumer)
             return
         finish = self._finish(message, consumer, records, batch, prepared, started)

@@ -172,3 +172,22 @@ async def test_batches_handled_after_drain_are_written_before_the_handler_return
     pipeline.writes[0].set()
     await call
     assert consumer.log == [("commit", {3: 8})]
+
+
+async def test_the_failed_batch_read_again_after_its_rewind_is_written_at_once() -> None:
+    pipeline, consumer = Pipeline(), Consumer()
+    pipeline.fail = {0}
+    handler = _handler(pipeline)
+    await handler(Message(consumer, (0, 10), (1, 5)))  # type: ignore[arg-type]
+    await _settle()
+    pipeline.writes[0].set()
+    await _settle()
+    assert consumer.log == [("seek", {0: 10}), ("seek", {1: 5})]
+    # The next batch starts where the failed one did (fetched after the rewind): not dropped.
+    again = asyncio.create_task(handler(Message(consumer, (0, 10), (0, 11), (1, 5))))  # type: ignore[arg-type]
+    await _settle()
+    assert pipeline.started == [0, 1]
+    pipeline.writes[1].set()
+    await again
+    await handler.drain()
+    assert consumer.log[-1] == ("commit", {0: 12, 1: 6})
