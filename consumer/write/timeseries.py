@@ -80,8 +80,8 @@ async def write_runs(
 
 
 def _document(rows: list[tuple[Any, ...]]) -> str:
-    """The rows of one `sql.json_rows` statement. Every time is aware (UTC); a naive one
-    would be read as UTC, as asyncpg reads it."""
+    """The rows of one `sql.json_rows` statement. Every time here is aware (UTC);
+    OPT_NAIVE_UTC keeps a naive one from being read in the session's time zone."""
     return orjson.dumps(rows, option=orjson.OPT_NAIVE_UTC).decode()
 
 
