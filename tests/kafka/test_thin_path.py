@@ -34,14 +34,8 @@ def run_event(run_id: uuid.UUID, event_type: str, output: str) -> bytes:
     ).encode()
 
 
-async def _count(engine: AsyncEngine, sql: str) -> int:
-    async with engine.connect() as conn:
-        return int((await conn.execute(text(sql))).scalar_one())
-
-
-async def test_event_reaches_database_and_bad_event_is_dead_lettered(
-    clean_engine: AsyncEngine, database_url: str, kafka_bootstrap: str, topic: str, produce: Produce
-) -> None:
+async def produce_run_and_bad_event(produce: Produce) -> None:
+    """START and COMPLETE of one run, an unparseable message between them."""
     # Of now: random time bits would date one id in ten after year 9999, which decode
     # rejects (`invalid_run_id`); the test failed that often.
     run_id = uuid7(datetime.now(UTC), random.Random())
@@ -52,6 +46,17 @@ async def test_event_reaches_database_and_bad_event_is_dead_lettered(
             run_event(run_id, "COMPLETE", "daily/orders"),
         ]
     )
+
+
+async def _count(engine: AsyncEngine, sql: str) -> int:
+    async with engine.connect() as conn:
+        return int((await conn.execute(text(sql))).scalar_one())
+
+
+async def test_event_reaches_database_and_bad_event_is_dead_lettered(
+    clean_engine: AsyncEngine, database_url: str, kafka_bootstrap: str, topic: str, produce: Produce
+) -> None:
+    await produce_run_and_bad_event(produce)
     app = create_app(consumer_settings(database_url, kafka_bootstrap, topic))
     await app.start()
     try:
@@ -105,14 +110,7 @@ async def test_a_batch_that_fails_after_its_write_is_read_again_and_committed_on
         await dead_letter(self, record, reject)
 
     monkeypatch.setattr(BatchHandler, "_dead_letter", fail_first)
-    run_id = uuid7(datetime.now(UTC), random.Random())
-    await produce(
-        [
-            run_event(run_id, "START", "daily/orders"),
-            b"{not json",
-            run_event(run_id, "COMPLETE", "daily/orders"),
-        ]
-    )
+    await produce_run_and_bad_event(produce)
     app = create_app(consumer_settings(database_url, kafka_bootstrap, topic))
     await app.start()
     try:
