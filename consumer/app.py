@@ -61,13 +61,20 @@ class BatchOffsets:
 
     @classmethod
     def of(cls, records: Sequence[ConsumerRecord[Any, Any]]) -> "BatchOffsets":
-        first: dict[TopicPartition, int] = {}
-        last: dict[TopicPartition, int] = {}
+        first: dict[tuple[str, int], int] = {}
+        last: dict[tuple[str, int], int] = {}
         for r in records:
-            tp = TopicPartition(r.topic, r.partition)
-            first[tp] = min(r.offset, first.get(tp, r.offset))
-            last[tp] = max(r.offset, last.get(tp, r.offset))
-        return cls(first, last)
+            key, offset = (r.topic, r.partition), r.offset
+            if key not in first:
+                first[key] = last[key] = offset
+            elif offset < first[key]:
+                first[key] = offset
+            elif offset > last[key]:
+                last[key] = offset
+        return cls(
+            {TopicPartition(*k): o for k, o in first.items()},
+            {TopicPartition(*k): o for k, o in last.items()},
+        )
 
     async def commit(self, consumer: Any) -> None:
         """Commit exactly this batch's offsets (the consumer's position may be further on)."""
@@ -85,16 +92,14 @@ class BatchOffsets:
         """Whether this batch starts past `other`'s start on a partition they share."""
         return any(offset > other.first.get(tp, offset) for tp, offset in self.first.items())
 
-    def with_earlier(self, other: "BatchOffsets") -> "BatchOffsets":
-        """Both batches' partitions, each from the earlier of their first offsets."""
+    def rewind(self, consumer: Any, *earlier: "BatchOffsets") -> None:
+        """Read the batch again: each partition back to its first offset in the batch, or
+        in an `earlier` batch, whichever comes first (partitions of those included)."""
         first = dict(self.first)
-        for tp, offset in other.first.items():
-            first[tp] = min(offset, first.get(tp, offset))
-        return BatchOffsets(first, {})
-
-    def rewind(self, consumer: Any) -> None:
-        """Read the batch again: each partition back to its first offset in the batch."""
-        for tp, offset in self.first.items():
+        for other in earlier:
+            for tp, offset in other.first.items():
+                first[tp] = min(offset, first.get(tp, offset))
+        for tp, offset in first.items():
             # A partition no longer ours: its new owner reads on from the last commit.
             with contextlib.suppress(IllegalStateError):
                 consumer.seek(tp, offset)
@@ -151,9 +156,9 @@ class BatchHandler:
             # The previous batch failed and was rewound, but this one was fetched before the
             # rewind: drop it, and make sure no partition resumes past the failed batch's start.
             # (A batch read after the rewind starts where the failed one did: it is written.)
-            batch.with_earlier(previous.offsets).rewind(consumer)
+            batch.rewind(consumer, previous.offsets)
             return
-        finish = self._finish(message, consumer, records, batch, prepared, started)
+        finish = self._finish(consumer, records, batch, prepared, started)
         if self._closing:
             await finish
         else:
@@ -168,10 +173,9 @@ class BatchHandler:
 
     async def _finish(
         self,
-        message: KafkaMessage,
         consumer: Any,
         records: Sequence[ConsumerRecord[Any, Any]],
-        batch: "BatchOffsets",
+        batch: BatchOffsets,
         prepared: Prepared,
         started: float,
     ) -> bool:
@@ -188,7 +192,7 @@ class BatchHandler:
             return False
         await batch.commit(consumer)
         try:
-            self._observe(message, records, result, time.perf_counter() - started)
+            self._observe(consumer, batch, result, time.perf_counter() - started)
         except Exception:  # metrics only: the batch is written and committed
             log.exception("batch metrics failed")
         return True
@@ -203,11 +207,7 @@ class BatchHandler:
         self.metrics.rejected.labels(reject.reason).inc()
 
     def _observe(
-        self,
-        message: KafkaMessage,
-        records: Sequence[ConsumerRecord[Any, Any]],
-        result: BatchResult,
-        seconds: float,
+        self, consumer: Any, batch: BatchOffsets, result: BatchResult, seconds: float
     ) -> None:
         m = self.metrics
         m.consumed.inc(result.size)
@@ -217,7 +217,7 @@ class BatchHandler:
         m.batch_seconds.observe(seconds)
         m.last_batch_at = time.time()
         m.last_batch.set(m.last_batch_at)
-        lag = _lag(message, records)
+        lag = _lag(consumer, batch.last)
         for partition, behind in lag.items():
             m.lag.labels(str(partition)).set(behind)
         log.info(
@@ -238,21 +238,11 @@ class BatchHandler:
         )
 
 
-def _lag(message: KafkaMessage, records: Sequence[ConsumerRecord[Any, Any]]) -> dict[int, int]:
+def _lag(consumer: Any, last: dict[TopicPartition, int]) -> dict[int, int]:
     """Records behind the high watermark per partition, where the client knows it."""
-    consumer = getattr(message, "consumer", None)
-    last: dict[TopicPartition, int] = {}
-    for r in records:
-        last[TopicPartition(r.topic, r.partition)] = max(
-            r.offset, last.get(TopicPartition(r.topic, r.partition), -1)
-        )
     lag = {}
     for tp, offset in last.items():
-        high = (
-            consumer.highwater(tp)
-            if consumer is not None and hasattr(consumer, "highwater")
-            else None
-        )
+        high = consumer.highwater(tp) if hasattr(consumer, "highwater") else None
         if high is not None:
             lag[tp.partition] = max(0, high - offset - 1)
     return lag
