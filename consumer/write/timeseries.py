@@ -29,17 +29,25 @@ async def anchor(conn: asyncpg.Connection, batch: Extracted) -> dict[UUID, datet
             earliest[entity] = min(at, earliest.get(entity, at))
     if not earliest:
         return {}
-    ids = sorted(earliest)
-    seen = {r["id"]: r["created_at"] for r in await conn.fetch(sql.LOCK_ANCHORS, ids)}
-    rows = await conn.fetch(sql.UPSERT_ANCHORS, ids, [earliest[i] for i in ids])
-    final = {r["id"]: r["created_at"] for r in rows}
-    moved = sorted(i for i, at in final.items() if i not in seen or at < seen[i])
-    if moved:
-        # Unseen ids are included: another worker may have written rows under its own,
-        # later anchor before ours won the LEAST.
-        for statement in sql.REHOME:
-            await conn.execute(statement, moved, [final[i] for i in moved])
+    ids = sorted(earliest)  # one lock order for every worker
+    inserted = await conn.fetch(sql.INSERT_ANCHORS, ids, [earliest[i] for i in ids])
+    final = {row["id"]: earliest[row["id"]] for row in inserted}
+    known = [i for i in ids if i not in final]
+    if known:
+        stored = {r["id"]: r["created_at"] for r in await conn.fetch(sql.LOCK_ANCHORS, known)}
+        final.update((i, min(earliest[i], stored[i])) for i in known)
+        await _move(conn, [(i, earliest[i], stored[i]) for i in known if earliest[i] < stored[i]])
     return final
+
+
+async def _move(conn: asyncpg.Connection, moves: list[tuple[UUID, datetime, datetime]]) -> None:
+    """Move anchors (id, new time, old time) earlier, and every row stored under the old."""
+    if not moves:
+        return
+    ids, times, old = (list(column) for column in zip(*moves, strict=True))
+    await conn.execute(sql.MOVE_ANCHORS, ids, times)
+    for statement in sql.REHOME:
+        await conn.execute(statement, ids, times, old)
 
 
 def _at(anchors: dict[UUID, datetime], entity: UUID, fallback: datetime) -> datetime:
