@@ -12,9 +12,12 @@ launching one Spark application that runs 3 SQL jobs. Each SQL job writes one Hi
 the layer below, so lineage chains are 6 layers deep (raw HDFS paths and PostgreSQL tables at
 layer 0). Events per run: START, sometimes RUNNING, then COMPLETE, or FAIL (about 0.5% of SQL
 jobs; the application, task and DAG run then fail too and the DAG's later tasks never run).
-Run ids are UUIDv7 carrying the run's start time. Kafka keys are those of the OpenLineage
-clients' Kafka transport: ``run:<root job namespace>/<root job name>`` (so every event of one
-DAG run lands on one partition, in order).
+Run ids are UUIDv7 carrying the run's start time (``--run-ids v4``: the same stream with each
+id replaced by a random-looking UUIDv4 derived from it, as producers without UUIDv7 send them,
+so the consumer dates runs by eventTime instead of by id; ``--run-ids v7-fresh``: by another
+UUIDv7 of the same time, new to a database seeded from the plain stream). Kafka keys are
+those of the OpenLineage clients' Kafka transport: ``run:<root job namespace>/<root job
+name>`` (so every event of one DAG run lands on one partition, in order).
 
 Location aliases, as producers really send them: the HDFS namenode pair of an HA cluster
 (nn1/nn2, one location once declared as aliases), the Hive metastore with and without its
@@ -23,10 +26,11 @@ and partition directories (``.../dt=2026-01-05``) that belong to their table.
 """
 
 import argparse
+import hashlib
 import heapq
 import random
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -102,6 +106,40 @@ def uuid7(at: datetime, rng: random.Random) -> UUID:
     rand = rng.getrandbits(74)
     high = (millis << 80) | (0x7 << 76) | ((rand >> 62) << 64)
     return UUID(int=high | (0b10 << 62) | (rand & (2**62 - 1)))
+
+
+def _digest(value: UUID, salt: bytes) -> bytes:
+    return hashlib.blake2b(value.bytes + salt, digest_size=16).digest()
+
+
+def as_v4(value: UUID) -> UUID:
+    """A UUIDv4 derived from `value` (the same id always maps to the same v4)."""
+    digest = bytearray(_digest(value, b"v4"))
+    digest[6] = (digest[6] & 0x0F) | 0x40  # version 4
+    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
+    return UUID(bytes=bytes(digest))
+
+
+def as_fresh_v7(value: UUID) -> UUID:
+    """A UUIDv7 of the same millisecond as `value` with other random bits, derived from it."""
+    rand = int.from_bytes(_digest(value, b"v7"), "big") & (2**74 - 1)
+    millis = value.int >> 80
+    high = (millis << 80) | (0x7 << 76) | ((rand >> 62) << 64)
+    return UUID(int=high | (0b10 << 62) | (rand & (2**62 - 1)))
+
+
+# "v7": the stream's own ids; "v4": each replaced by a UUIDv4 derived from it;
+# "v7-fresh": by another UUIDv7 of the same time (the same stream with ids that a
+# database seeded from the plain stream does not hold yet).
+def _same(value: UUID) -> UUID:
+    return value
+
+
+RUN_ID_KINDS: dict[str, Callable[[UUID], UUID]] = {
+    "v7": _same,
+    "v4": as_v4,
+    "v7-fresh": as_fresh_v7,
+}
 
 
 def iso(at: datetime) -> str:
@@ -263,11 +301,17 @@ def _parent(run_id: UUID, ns: str, name: str, root: tuple[UUID, str, str] | None
 class Stream:
     """Builds the events of DAG runs; each event is (time, seq, key, event)."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, run_ids: str = "v7") -> None:
         self.rng = random.Random(seed * 7919 + 17)
+        self.run_ids = run_ids
         self.world = build_world(seed)
         self.totals = Totals()
         self.seq = 0
+
+    def _run_id(self, at: datetime) -> UUID:
+        # Derived from the v7 id, so the rest of the stream is the same whatever the ids are.
+        run_id = uuid7(at, self.rng)
+        return RUN_ID_KINDS[self.run_ids](run_id)
 
     def _event(self, out: list[Any], at: datetime, key: str, event: Json) -> None:
         self.seq += 1
@@ -294,7 +338,7 @@ class Stream:
         rng = self.rng
         out: list[Any] = []
         start = day + timedelta(hours=dag.hour, seconds=rng.uniform(0, 60))
-        run_id = uuid7(start, rng)
+        run_id = self._run_id(start)
         key = f"run:{AIRFLOW_NS}/{dag.dag_id}"
         root = (run_id, AIRFLOW_NS, dag.dag_id)
         dag_run_id = f"scheduled__{day:%Y-%m-%dT%H:%M:%S}+00:00"
@@ -359,7 +403,7 @@ class Stream:
         day: datetime,
     ) -> tuple[datetime, bool]:
         rng = self.rng
-        run_id = uuid7(at, rng)
+        run_id = self._run_id(at)
         job = (AIRFLOW_NS, f"{dag.dag_id}.{task.task_id}")
         log_url = (
             f"{AIRFLOW_NS}/log?dag_id={dag.dag_id}&task_id={task.task_id}"
@@ -436,7 +480,7 @@ class Stream:
         day: datetime,
     ) -> tuple[datetime, bool]:
         rng = self.rng
-        run_id = uuid7(at, rng)
+        run_id = self._run_id(at)
         app_id = f"application_{int(at.timestamp())}_{rng.randint(1000, 9999)}"
         details = facet(
             SPARK_PRODUCER,
@@ -572,7 +616,7 @@ class Stream:
         day: datetime,
     ) -> tuple[datetime, bool]:
         rng = self.rng
-        run_id = uuid7(at, rng)
+        run_id = self._run_id(at)
         failed = rng.random() < FAIL_RATE
         verb = "INSERT OVERWRITE TABLE" if "overwrite" in job.name else "INSERT INTO"
         sources = ", ".join(d.name.rsplit("/", 1)[-1] for d in job.inputs)
@@ -681,12 +725,14 @@ class Stream:
         return t, not failed
 
 
-def generate(events: int, seed: int = 1) -> tuple[Iterator[tuple[bytes, bytes]], Totals]:
+def generate(
+    events: int, seed: int = 1, run_ids: str = "v7"
+) -> tuple[Iterator[tuple[bytes, bytes]], Totals]:
     """(key, value) pairs in eventTime order, whole DAG runs until at least `events`.
 
     The Totals object fills in as the iterator is consumed.
     """
-    stream = Stream(seed)
+    stream = Stream(seed, run_ids)
 
     def pairs() -> Iterator[tuple[bytes, bytes]]:
         pending: list[Any] = []  # heap of (time, seq, key, event) not yet emitted
@@ -723,13 +769,19 @@ def _emit(totals: Totals, item: Any) -> tuple[bytes, bytes]:
     return key.encode(), value
 
 
-def write_ndjson(path: Path, events: int, seed: int) -> Totals:
-    pairs, totals = generate(events, seed)
+def write_ndjson(path: Path, events: int, seed: int, run_ids: str = "v7") -> Totals:
+    pairs, totals = generate(events, seed, run_ids)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as out:
         for key, value in pairs:
             out.write(b'{"key":' + orjson.dumps(key.decode()) + b',"value":' + value + b"}\n")
-    meta = {"seed": seed, "requested": events, "alias_groups": ALIAS_GROUPS, **asdict(totals)}
+    meta = {
+        "seed": seed,
+        "requested": events,
+        "run_ids": run_ids,
+        "alias_groups": ALIAS_GROUPS,
+        **asdict(totals),
+    }
     Path(f"{path}.meta.json").write_bytes(orjson.dumps(meta, option=orjson.OPT_INDENT_2))
     return totals
 
@@ -754,8 +806,11 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument(
+        "--run-ids", choices=sorted(RUN_ID_KINDS), default="v7", help="what run ids are"
+    )
     args = parser.parse_args()
-    totals = write_ndjson(args.out, args.events, args.seed)
+    totals = write_ndjson(args.out, args.events, args.seed, args.run_ids)
     sys.stderr.write(
         f"{totals.events} events, {totals.bytes / totals.events:.0f} B/event avg -> {args.out}\n"
     )
