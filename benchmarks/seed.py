@@ -18,7 +18,7 @@ import orjson
 from pydantic import SecretStr
 
 from benchmarks import env
-from benchmarks.generate import ALIAS_GROUPS, generate
+from benchmarks.generate import ALIAS_GROUPS, RUN_ID_KINDS, generate
 from benchmarks.systems import Threadline
 from consumer.ingest import DEFAULT_MAX_EVENT_BYTES, Pipeline
 from consumer.retry import Backoff
@@ -31,7 +31,7 @@ BATCH = 2000
 
 
 async def seed(
-    events: int, seed_value: int, database: str, part: tuple[int, int]
+    events: int, seed_value: int, database: str, part: tuple[int, int], run_ids: str = "v7"
 ) -> dict[str, object]:
     """Write this part's share of the stream: the DAGs whose Kafka key hashes to it."""
     engine = create_engine(
@@ -43,7 +43,7 @@ async def seed(
         await seed_aliases(raw.driver_connection, ALIAS_GROUPS)  # type: ignore[arg-type]
         await sa_conn.commit()
     pipeline = Pipeline(Writer(engine), max_event_bytes=DEFAULT_MAX_EVENT_BYTES, backoff=Backoff())
-    pairs, totals = generate(events, seed_value)
+    pairs, totals = generate(events, seed_value, run_ids)
     began, batch, done = time.perf_counter(), [], 0
     index, parts = part
     for key, value in pairs:
@@ -76,10 +76,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--database", required=True)
     parser.add_argument("--workers", type=int, default=2, help="processes, split by Kafka key")
+    parser.add_argument("--run-ids", choices=sorted(RUN_ID_KINDS), default="v7")
     parser.add_argument("--part", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.part is not None:
-        result = asyncio.run(seed(args.events, args.seed, args.database, (args.part, args.workers)))
+        part = (args.part, args.workers)
+        result = asyncio.run(seed(args.events, args.seed, args.database, part, args.run_ids))
         sys.stdout.write(orjson.dumps(result).decode() + "\n")
         return
     # Like consumers of one group: each process owns the DAGs (Kafka keys) hashed to it.
