@@ -35,7 +35,6 @@ from server.lineage.model import (
 from server.lineage.node_queries import JOB_COLUMNS
 from server.lineage.sql import Connection, Record
 from server.lineage.traversal import Traversal
-from shared.uuids import uuid7_millis
 
 # Airflow DAG -> task -> Spark application is two hops; ten is generous, and bounded.
 ANCESTOR_HOPS = 10
@@ -79,9 +78,10 @@ def _present(
 
 
 async def _by_id(conn: Connection, loader: Loader, ids: Collection[UUID]) -> dict[UUID, Record]:
-    """Rows by id; UUIDv7 ids the primary-key shortcut missed are looked up by id."""
+    """Rows by id; ids the primary-key shortcuts (the UUIDv7 time, the anchor) missed are
+    looked up by id alone."""
     rows = {row[0]: row for row in await loader(conn, ids)}
-    missed = [i for i in ids if i not in rows and uuid7_millis(i) is not None]
+    missed = [i for i in ids if i not in rows]
     if missed:
         rows.update({row[0]: row for row in await loader(conn, missed, by_key=False)})
     return rows

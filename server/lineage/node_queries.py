@@ -136,6 +136,8 @@ async def list_jobs_and_datasets(
 # milliseconds: a timestamptz array cost asyncpg ~1 us more per id to encode, and Python
 # as much to date (1.5 ms for a thousand runs). It is exact, as `uuid7_time` is up to year
 # 2242 (float seconds after that); a key it misses is looked up by id (assemble._by_id).
+# Any other id is stored under its anchor (`uuid_anchor`, the consumer's): one primary-key
+# lookup there gives the key. By id alone, the id index is probed in every partition.
 _BY_KEY = """
 SELECT t.* FROM unnest(CAST(:millis AS bigint[]), CAST(:ids AS uuid[])) AS k(millis, id)
 CROSS JOIN LATERAL (
@@ -144,6 +146,13 @@ CROSS JOIN LATERAL (
       AND x.id = k.id
     OFFSET 0
 ) AS t
+UNION ALL
+SELECT t.* FROM uuid_anchor AS a CROSS JOIN LATERAL (
+    SELECT {columns} FROM {table} AS x
+    WHERE x.created_at = a.created_at AND x.id = a.id
+    OFFSET 0
+) AS t
+WHERE a.id = ANY(:anchored)
 UNION ALL
 SELECT {columns} FROM {table} AS x WHERE x.id = ANY(:other)
 """
@@ -162,30 +171,32 @@ _OPERATIONS = Statement.named(_BY_KEY.format(columns=_OPERATION_COLUMNS, table="
 
 def _keys(ids: Collection[UUID]) -> dict[str, list[Any]]:
     """UUIDv7 ids a datetime can date with their milliseconds (looked up by key), and the
-    others (by id)."""
+    others (by their anchor)."""
     millis: list[int] = []
     keyed: list[UUID] = []
-    other: list[UUID] = []
+    anchored: list[UUID] = []
     for value in ids:
         at = uuid7_millis(value)
         if at is None:
-            other.append(value)
+            anchored.append(value)
         else:
             millis.append(at)
             keyed.append(value)
-    return {"millis": millis, "ids": keyed, "other": other}
+    return {"millis": millis, "ids": keyed, "anchored": anchored, "other": []}
+
+
+def _by_id_only(ids: Collection[UUID]) -> dict[str, list[Any]]:
+    return {"millis": [], "ids": [], "anchored": [], "other": list(ids)}
 
 
 async def list_runs(
     conn: Connection, ids: Collection[UUID], *, by_key: bool = True
 ) -> list[Record]:
-    """Runs by id; `by_key=False` skips the UUIDv7 shortcut (a retry for ids it missed)."""
-    params = _keys(ids) if by_key else {"millis": [], "ids": [], "other": list(ids)}
-    return await fetch(conn, _RUNS, **params)
+    """Runs by id; `by_key=False` looks them up by id alone (a retry for ids the keys missed)."""
+    return await fetch(conn, _RUNS, **(_keys(ids) if by_key else _by_id_only(ids)))
 
 
 async def list_operations(
     conn: Connection, ids: Collection[UUID], *, by_key: bool = True
 ) -> list[Record]:
-    params = _keys(ids) if by_key else {"millis": [], "ids": [], "other": list(ids)}
-    return await fetch(conn, _OPERATIONS, **params)
+    return await fetch(conn, _OPERATIONS, **(_keys(ids) if by_key else _by_id_only(ids)))

@@ -70,14 +70,14 @@ def _counts(relation: dict[str, Any]) -> tuple[int | None, int | None, int | Non
 async def lineage_world(engine: AsyncEngine) -> LineageWorld:
     for batch in all_events():
         await _ingest(engine, batch)
-    return await _names(engine)
+    return await world_names(engine)
 
 
 @pytest.fixture(scope="session")
 async def columns_world(lineage_world: LineageWorld, engine: AsyncEngine) -> LineageWorld:
     """lineage_world plus column lineage with OpenLineage 1.x transformation types."""
     await _ingest(engine, column_kinds())
-    return await _names(engine)
+    return await world_names(engine)
 
 
 async def _ingest(engine: AsyncEngine, batch: list[bytes]) -> None:
@@ -85,7 +85,7 @@ async def _ingest(engine: AsyncEngine, batch: list[bytes]) -> None:
     assert not result.rejects, result.rejects
 
 
-async def _names(engine: AsyncEngine) -> LineageWorld:
+async def world_names(engine: AsyncEngine) -> LineageWorld:
     async with engine.connect() as conn:
         datasets = await conn.execute(
             text(
