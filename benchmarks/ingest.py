@@ -90,8 +90,9 @@ async def wait_stable(consumers: Consumers, group: str, k: int, limit_s: float =
     raise TimeoutError(f"group {group} not Stable with {k} members after {limit_s}s")
 
 
-async def produce(topic: str, pairs: list[tuple[bytes, bytes]]) -> float:
-    """Send every event (keyed like the OpenLineage clients); seconds until all acknowledged."""
+async def produce(topic: str, pairs: list[tuple[bytes, bytes]], *, keyed: bool = True) -> float:
+    """Send every event (keyed like the OpenLineage clients, or without a key: spread over
+    the partitions at random); seconds until all acknowledged."""
     producer = AIOKafkaProducer(
         bootstrap_servers=env.KAFKA,
         linger_ms=5,
@@ -101,7 +102,9 @@ async def produce(topic: str, pairs: list[tuple[bytes, bytes]]) -> float:
     await producer.start()
     began = time.perf_counter()
     try:
-        futures = [await producer.send(topic, value, key=key) for key, value in pairs]
+        futures = [
+            await producer.send(topic, value, key=key if keyed else None) for key, value in pairs
+        ]
         await asyncio.gather(*futures)
     finally:
         await producer.stop()
@@ -146,6 +149,7 @@ async def run_once(
     *,
     profile: bool = False,
     database: str | None = None,
+    keyed: bool = True,
 ) -> dict[str, Any]:
     meta = read_meta(events_file)
     pairs = list(read_ndjson(events_file))
@@ -170,7 +174,7 @@ async def run_once(
             spies = [_py_spy(p.pid, run_dir / f"py-spy-{i}") for i, p in enumerate(consumers.procs)]
         load = os.getloadavg()
         began = time.perf_counter()
-        producing = asyncio.create_task(produce(topic, pairs))
+        producing = asyncio.create_task(produce(topic, pairs, keyed=keyed))
         counts = await wait_committed(system, database, expected, consumers)
         wall = time.perf_counter() - began
         usage = consumers.usage()
@@ -194,6 +198,7 @@ async def run_once(
         "bytes": meta["bytes"],
         "events_file": str(events_file),
         "seed": meta["seed"],
+        "keyed": keyed,
         "wall_s": round(wall, 3),
         "events_per_s": round(meta["events"] / wall, 1),
         "produce_s": round(produce_s, 3),
@@ -247,13 +252,21 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="py-spy the consumers (raw)")
     parser.add_argument("--database", help="keep the result in this database (default: scratch)")
     parser.add_argument("--out", type=Path, help="append results to this JSON file")
+    parser.add_argument(
+        "--unkeyed", action="store_true", help="produce without Kafka keys (random partitions)"
+    )
     args = parser.parse_args()
     results = []
     for k in args.consumers:
         for _ in range(args.repeat):
             system = SYSTEMS[args.system]
             run = run_once(
-                system, k, args.events_file, profile=args.profile, database=args.database
+                system,
+                k,
+                args.events_file,
+                profile=args.profile,
+                database=args.database,
+                keyed=not args.unkeyed,
             )
             result = asyncio.run(run)
             sys.stdout.write(orjson.dumps(result).decode() + "\n")

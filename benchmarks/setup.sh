@@ -21,4 +21,10 @@ for n in 20000 40000; do
   f=/tmp/bench-data/events-$((n / 1000))k.ndjson
   [[ -f $f.meta.json ]] || .venv/bin/python -m benchmarks.generate --events "$n" --seed 1 --out "$f"
 done
+# The 20k stream again with other run ids: UUIDv4, and UUIDv7 new to the 1M database.
+for ids in v4 v7-fresh; do
+  f=/tmp/bench-data/events-20k-$ids.ndjson
+  [[ -f $f.meta.json ]] || .venv/bin/python -m benchmarks.generate --events 20000 --seed 1 \
+    --run-ids "$ids" --out "$f"
+done
 echo "benchmark services and tools ready" >&2
