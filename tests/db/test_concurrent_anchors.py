@@ -24,11 +24,11 @@ from consumer.ingest import DEFAULT_MAX_EVENT_BYTES, Pipeline
 from consumer.retry import Backoff
 from consumer.write import Writer
 from tests.db.dump import Dump, differences, dump, empty
+from tests.db.events import envelope
 
 pytestmark = pytest.mark.db
 
 BASE = datetime(2024, 6, 1, tzinfo=UTC)
-PRODUCER = "https://github.com/OpenLineage/OpenLineage/tree/1.30.0/integration/spark"
 COLUMNS = {
     "fields": {"id": {"inputFields": [{"namespace": "s3://in", "name": "a", "field": "id"}]}}
 }
@@ -45,15 +45,7 @@ async def fast_engine(database_url: str) -> AsyncIterator[AsyncEngine]:
 
 def event(kind: str, minute: int, run: str, job: str, **run_facets: Any) -> dict[str, Any]:
     at = (BASE + timedelta(minutes=minute)).isoformat().replace("+00:00", "Z")
-    return {
-        "eventType": kind,
-        "eventTime": at,
-        "producer": PRODUCER,
-        "run": {"runId": run, "facets": run_facets},
-        "job": {"namespace": "synthetic", "name": job, "facets": {}},
-        "inputs": [],
-        "outputs": [],
-    }
+    return envelope(kind, at, run, job, **run_facets)
 
 
 def application(number: int) -> list[bytes]:

@@ -28,11 +28,11 @@ from consumer.retry import Backoff
 from consumer.write import Writer
 from tests.corpus import ingestable
 from tests.db.dump import Dump, column_index, differences, dump, empty
+from tests.db.events import envelope
 
 pytestmark = pytest.mark.db
 
 BASE = datetime(2024, 5, 1, tzinfo=UTC)
-PRODUCER = "https://github.com/OpenLineage/OpenLineage/tree/1.30.0/integration/spark"
 # Dataset pool: aliases of one location, a partitioned path behind a Hive table, a file.
 HDFS_TABLE = {"namespace": "hive://metastore:9083", "name": "db.sales", "type": "TABLE"}
 DATASETS = [
@@ -91,18 +91,6 @@ def dataset(draw: st.DrawFn, output: bool) -> dict[str, Any]:
             "lifecycleStateChange": draw(st.sampled_from(["CREATE", "OVERWRITE"]))
         }
     return item
-
-
-def envelope(kind: str, at: str, run: str, job: str, **run_facets: Any) -> dict[str, Any]:
-    return {
-        "eventType": kind,
-        "eventTime": at,
-        "producer": PRODUCER,
-        "run": {"runId": run, "facets": run_facets},
-        "job": {"namespace": "synthetic", "name": job, "facets": {}},
-        "inputs": [],
-        "outputs": [],
-    }
 
 
 @st.composite

@@ -142,7 +142,7 @@ async def _compare(
     return compared
 
 
-async def test_uuid_v4_runs_give_the_same_graphs(
+async def test_uuid_v4_runs_give_the_same_graphs_with_and_without_anchors(
     lineage_client: httpx.AsyncClient,
     lineage_world: LineageWorld,
     v4_client: httpx.AsyncClient,
@@ -150,15 +150,6 @@ async def test_uuid_v4_runs_give_the_same_graphs(
 ) -> None:
     v4_world = await world_names(v4_engine)
     assert await _compare(lineage_client, lineage_world, v4_client, v4_world) > 100
-
-
-async def test_runs_without_an_anchor_are_found_by_id(
-    lineage_client: httpx.AsyncClient,
-    lineage_world: LineageWorld,
-    v4_client: httpx.AsyncClient,
-    v4_engine: AsyncEngine,
-) -> None:
-    v4_world = await world_names(v4_engine)
     async with v4_engine.begin() as conn:
         await conn.execute(text("DELETE FROM uuid_anchor"))
     assert await _compare(lineage_client, lineage_world, v4_client, v4_world) > 100
