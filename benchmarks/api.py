@@ -57,6 +57,13 @@ WHERE EXISTS (SELECT FROM input i WHERE i.job_id = j.id)
   AND EXISTS (SELECT FROM output o WHERE o.job_id = j.id)
 ORDER BY j.id
 """,
+    # Runs: the run id itself, the same UUID in both systems (it comes from the events).
+    "RUN": """
+SELECT r.id::text FROM run r
+WHERE EXISTS (SELECT FROM input i WHERE i.run_id = r.id)
+  AND EXISTS (SELECT FROM output o WHERE o.run_id = r.id)
+ORDER BY r.id
+""",
 }
 ID_SQL = {
     "DATASET": """
@@ -66,6 +73,7 @@ WHERE l.type = $1 AND l.name = $2 AND d.name = $3
     "JOB": """
 SELECT j.id FROM job j JOIN location l ON l.id = j.location_id WHERE l.name = $1 AND j.name = $2
 """,
+    "RUN": "SELECT id::text FROM run WHERE id = $1::uuid",
 }
 
 
@@ -88,15 +96,18 @@ async def start_nodes(
     return random.Random(seed).sample(keys, min(samples, len(keys)))
 
 
-async def ids_for(system: str, database: str, keys: list[tuple[str, ...]], kind: str) -> list[int]:
+async def ids_for(
+    system: str, database: str, keys: list[tuple[str, ...]], kind: str
+) -> list[int | str]:
+    """Each start node's id in `database`: an integer, or a run's UUID as text."""
     conn = await env.connect(database)
     try:
-        ids = []
+        ids: list[int | str] = []
         for key in keys:
             found = await conn.fetchval(ID_SQL[kind], *key)
             if found is None:
                 raise LookupError(f"{system} has no {kind.lower()} {key}")
-            ids.append(int(found))
+            ids.append(found if isinstance(found, str) else int(found))
         return ids
     finally:
         await conn.close()
@@ -168,7 +179,7 @@ async def wait_ready(server: Server, system: str) -> Server:
 
 
 def lineage_request(
-    system: str, node_id: int, case: tuple[int, str, str], kind: str = "DATASET"
+    system: str, node_id: int | str, case: tuple[int, str, str], kind: str = "DATASET"
 ) -> tuple[str, Any]:
     depth, granularity, since = case
     params: dict[str, Any] = {
@@ -197,7 +208,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def measure(
-    server: Server, system: str, ids: list[int], args: argparse.Namespace
+    server: Server, system: str, ids: list[int | str], args: argparse.Namespace
 ) -> list[dict[str, Any]]:
     cases, warmup = [], args.warmup
     async with httpx.AsyncClient(
@@ -219,7 +230,7 @@ async def measure(
 async def _case(
     client: httpx.AsyncClient,
     system: str,
-    ids: list[int],
+    ids: list[int | str],
     case: tuple[int, str, str],
     kind: str,
 ) -> dict[str, Any]:
@@ -325,7 +336,7 @@ def main() -> None:
     parser.add_argument("--max-nodes", type=int, help="Threadline node cap (default: server's)")
     parser.add_argument("--since", default=SINCE, help="window start (default: all history)")
     parser.add_argument("--window-days", type=int, help="since = N days before the newest run")
-    parser.add_argument("--start-kind", choices=["DATASET", "JOB"], default="DATASET")
+    parser.add_argument("--start-kind", choices=sorted(STARTS_SQL), default="DATASET")
     parser.add_argument("--depths", type=int, nargs="+", default=list(DEPTHS))
     parser.add_argument("--granularities", nargs="+", default=list(GRANULARITIES))
     parser.add_argument("--profile", action="store_true", help="py-spy the server (raw stacks)")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Depth-3 lineage of both systems, alternated in rounds so both see the same machine:
-# per round Threadline (dataset start, job start), then Data.Rentgen (the same). Needs the
-# 40k databases of run_all.sh (bench_tl_40k) and rentgen/run.sh (bench_dr_40k).
+# per round Threadline (dataset, job and run start nodes), then Data.Rentgen (the same).
+# Needs the 40k databases of run_all.sh (bench_tl_40k) and rentgen/run.sh (bench_dr_40k).
 #   benchmarks/depth3_rounds.sh [ROUNDS] [RESULT]
 #   RESULT defaults to benchmarks/results/api-40k-depth3-rounds.json (the fifth set's file:
 #   name another to keep it, as the sixth set's -b524bb6.json does).
@@ -20,6 +20,8 @@ for round in $(seq "$ROUNDS"); do
     $PY -m benchmarks.api "${common[@]}" --out "$OUT/$round-$system-dataset.json"
     $PY -m benchmarks.api "${common[@]}" --start-kind JOB --granularities JOB RUN \
       --out "$OUT/$round-$system-job.json"
+    $PY -m benchmarks.api "${common[@]}" --start-kind RUN --granularities RUN OPERATION \
+      --out "$OUT/$round-$system-run.json"
   done
 done
 $PY -m benchmarks.rounds "$OUT" "$RESULT" \

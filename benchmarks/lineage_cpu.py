@@ -38,7 +38,7 @@ async def run(database: str, granularity: Granularity, depth: int, repeat: int) 
     try:
         # The HTTP harness's own 30 start datasets (seed 7).
         keys = await api.start_nodes(database, 30, 7, "DATASET")
-        picks = await api.ids_for("threadline", database, keys, "DATASET")
+        picks = [int(i) for i in await api.ids_for("threadline", database, keys, "DATASET")]
         cpu = time.process_time()
         for _ in range(repeat):
             for start in picks:
