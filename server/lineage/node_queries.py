@@ -1,9 +1,10 @@
 """SQL loading the nodes of a lineage graph in bulk: one query per kind (and parent hop).
 
 Runs and operations are partitioned by created_at and keyed by (created_at, id). A UUIDv7
-id carries its created_at (the consumer stores `shared.uuids.uuid7_time`), so those are
-fetched by primary key in one partition each; other ids fall back to the id index, which
-probes every partition.
+id carries its created_at (the consumer stores `shared.uuids.uuid7_time`), and any other id
+is stored under its anchor (`uuid_anchor`), so both are fetched by primary key in one
+partition each; an id neither finds falls back to the id index, which probes every
+partition.
 """
 
 from collections.abc import Collection
