@@ -128,13 +128,13 @@ def as_fresh_v7(value: UUID) -> UUID:
     return UUID(int=high | (0b10 << 62) | (rand & (2**62 - 1)))
 
 
-# "v7": the stream's own ids; "v4": each replaced by a UUIDv4 derived from it;
-# "v7-fresh": by another UUIDv7 of the same time (the same stream with ids that a
-# database seeded from the plain stream does not hold yet).
 def _same(value: UUID) -> UUID:
     return value
 
 
+# "v7": the stream's own ids; "v4": each replaced by a UUIDv4 derived from it;
+# "v7-fresh": by another UUIDv7 of the same time (the same stream with ids that a
+# database seeded from the plain stream does not hold yet).
 RUN_ID_KINDS: dict[str, Callable[[UUID], UUID]] = {
     "v7": _same,
     "v4": as_v4,
