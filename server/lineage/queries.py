@@ -45,11 +45,15 @@ FROM {table}
 WHERE {where} = ANY({frontier}) AND created_at <= :until AND last_event_time >= :since
 GROUP BY dataset_id, {group}
 """
-# The schema of the group's most recent row that has one. Runs and operations have a
-# few rows per (dataset, process): an ordered aggregate is cheapest.
-_SCHEMA_BY_ORDER = (
-    "(array_agg(schema_id ORDER BY last_event_time DESC)"
-    " FILTER (WHERE schema_id IS NOT NULL))[1] AS schema_id"
+# The schema of the group's most recent row that has one (equal times: the greater id), as a
+# plain aggregate: the greatest [time in microseconds, schema id]. Runs and operations have
+# one or a few rows per (dataset, process), and an ordered aggregate (`array_agg(... ORDER
+# BY ...)[1]`) set up a sort for each group: on the 40k benchmark database the level
+# statements take 4-8% less this way, the responses byte-identical. (The dataset level's
+# groups, ~17 rows each, were 4% slower with it: it keeps its ordered aggregates.)
+_SCHEMA_BY_MAX = (
+    "(max(ARRAY[(extract(epoch FROM last_event_time) * 1000000)::bigint, schema_id])"
+    " FILTER (WHERE schema_id IS NOT NULL))[2] AS schema_id"
 )
 # A job has a row per run, hundreds over its history: ordering them all (and spilling the
 # sort to disk) cost twice the scan. Instead the group keeps the time of its latest
@@ -83,7 +87,7 @@ def _io_select(part: IOPart, frontier: str) -> str:
         frontier=frontier,
         group=part.group,
         types="bit_or(types)" if part.table == "output" else "NULL::integer",
-        schema=_SCHEMA_BY_PROBE if probed else _SCHEMA_BY_ORDER,
+        schema=_SCHEMA_BY_PROBE if probed else _SCHEMA_BY_MAX,
         table=part.table,
         where=part.where,
     )
