@@ -41,12 +41,21 @@ async def connect(database: str) -> asyncpg.Connection:
     return await asyncpg.connect(db_url(database, "postgresql"))
 
 
-async def recreate_database(name: str) -> None:
-    """A fresh, empty database (dropping connections to the old one)."""
+async def recreate_database(name: str, template: str | None = None) -> None:
+    """A fresh database, empty or a copy of `template` (dropping connections to the old one)."""
+    copy = f' TEMPLATE "{template}"' if template else ""
     conn = await connect("postgres")
     try:
         await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await conn.execute(f'CREATE DATABASE "{name}" OWNER {PG_USER}')
+        await conn.execute(f'CREATE DATABASE "{name}"{copy} OWNER {PG_USER}')
+    finally:
+        await conn.close()
+
+
+async def drop_database(name: str) -> None:
+    conn = await connect("postgres")
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         await conn.close()
 

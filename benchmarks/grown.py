@@ -40,10 +40,9 @@ APPLICATION = "threadline-bench-grown"
 
 async def copy_database(template: str, name: str) -> None:
     """A fresh copy of `template`; the checkpoint writes the copy out before the clock starts."""
+    await env.recreate_database(name, template)
     conn = await env.connect("postgres")
     try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}" OWNER {env.PG_USER}')
         await conn.execute("CHECKPOINT")
     finally:
         await conn.close()
@@ -59,14 +58,6 @@ async def backend_cpu_seconds(database: str) -> float:
     finally:
         await conn.close()
     return sum(procstat.cpu_seconds(row["pid"]) for row in pids)
-
-
-async def drop_database(name: str) -> None:
-    conn = await env.connect("postgres")
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await conn.close()
 
 
 def batches(values: list[bytes], *, reverse: bool) -> list[list[bytes]]:
@@ -110,7 +101,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     try:
         measured = await ingest(database, batches(values, reverse=args.reverse))
     finally:
-        await drop_database(database)
+        await env.drop_database(database)
     return {
         "template": args.template,
         "events_file": str(args.events_file),

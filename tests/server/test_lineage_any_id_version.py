@@ -112,9 +112,10 @@ def _relabel(value: Any) -> Any:
     """A compacted v4 graph with each v4 run id written as its scenario label."""
     if isinstance(value, str):
         try:
-            return RUN_LABELS.get(V4.get(UUID(value), UUID(int=0)), value)
+            run = V4.get(UUID(value))
         except ValueError:
             return value
+        return value if run is None else RUN_LABELS[run]
     if isinstance(value, dict):
         return {_relabel(k): _relabel(v) for k, v in value.items()}
     if isinstance(value, set | frozenset):
