@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from consumer.decode import DecodeError, Event, Reject, decode
 from consumer.extract import extract
 from consumer.merge import merge
+from consumer.native import native_extractor
 from consumer.records import Extracted
 from consumer.retry import Backoff, is_transient
 from consumer.write import Writer
@@ -51,10 +52,15 @@ class Prepared:
 
 
 class Pipeline:
-    def __init__(self, writer: Writer, *, max_event_bytes: int, backoff: Backoff) -> None:
+    def __init__(
+        self, writer: Writer, *, max_event_bytes: int, backoff: Backoff, native: bool = True
+    ) -> None:
         self.writer = writer
         self.max_event_bytes = max_event_bytes
         self.backoff = backoff
+        # The native decode + extract (when built and `native`): the same records in about
+        # half the CPU; what it declines, and everything without it, takes the Python path.
+        self.native = native_extractor() if native else None
 
     async def run(self, payloads: Sequence[bytes]) -> BatchResult:
         """Process one batch; returns once every valid event is committed to the database."""
@@ -83,6 +89,10 @@ class Pipeline:
         return result
 
     def _extract(self, payload: bytes) -> Extracted | Reject:
+        if self.native is not None:
+            records = self.native(payload, self.max_event_bytes)
+            if records is not None:
+                return records
         event = decode(payload, self.max_event_bytes)
         if isinstance(event, Reject):
             return event

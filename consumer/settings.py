@@ -73,6 +73,11 @@ class ConsumerOptions(Section):
         description='Alias groups, JSON: [["hdfs://nn1:8020","hdfs://nn2:8020"], ...]; each '
         "group's namespaces are one location.",
     )
+    native_extract: bool = Field(
+        default=True,
+        description="Decode and extract plain Spark, Airflow and generic RunEvents with the "
+        "native module (native/: the same records in about half the CPU); false: Python only.",
+    )
 
 
 class MetricsSettings(Section):

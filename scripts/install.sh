@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv with the pinned dependency set (requirements.lock) and Threadline itself.
+# Create .venv with the pinned dependency set (requirements.lock) and Threadline itself,
+# its native decode + extract (native/) included.
 # Idempotent: a second run only checks that the environment matches the lock.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,4 +19,11 @@ UV=("$PYTHON" -m uv)
 [[ -x .venv/bin/python ]] || "${UV[@]}" venv --quiet --python "$(command -v "$PYTHON")" .venv
 "${UV[@]}" pip sync --quiet --python .venv/bin/python requirements.lock
 "${UV[@]}" pip install --quiet --python .venv/bin/python --no-deps -e .
+# The native decode + extract (native/, Rust; consumer/native.py): maturin from PyPI, crates
+# from crates.io, built with the machine's cargo (rustup puts it in ~/.cargo/bin). cargo
+# keeps its build in native/target, so a second run only relinks when nothing changed.
+[[ -x $HOME/.cargo/bin/cargo ]] && PATH="$HOME/.cargo/bin:$PATH"
+command -v cargo >/dev/null 2>&1 \
+  || { log "cargo (a Rust toolchain, 1.82+) is required to build native/"; exit 1; }
+"${UV[@]}" pip install --quiet --python .venv/bin/python --no-deps ./native
 log "ready: $ROOT/.venv"

@@ -22,7 +22,7 @@ def uuid7_time(value: UUID) -> datetime | None:
     bits = value.int
     if bits & _V7_MASK != _V7_BITS:
         return None
-    return _from_millis(bits >> _UNIX_MS_SHIFT)
+    return from_millis(bits >> _UNIX_MS_SHIFT)
 
 
 def uuid7_millis(value: UUID) -> int | None:
@@ -39,7 +39,7 @@ def uuid7_millis(value: UUID) -> int | None:
 def uuid7_time_or_none(value: UUID) -> datetime | None:
     """uuid7_time, with None too for a UUIDv7 dated after year 9999."""
     millis = uuid7_millis(value)
-    return None if millis is None else _from_millis(millis)
+    return None if millis is None else from_millis(millis)
 
 
 def v7_time_fits(value: UUID) -> bool:
@@ -48,5 +48,6 @@ def v7_time_fits(value: UUID) -> bool:
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def _from_millis(millis: int) -> datetime:
+def from_millis(millis: int) -> datetime:
+    """The UTC datetime of Unix milliseconds (a UUIDv7's time), memoised."""
     return datetime.fromtimestamp(millis / 1000, tz=UTC)

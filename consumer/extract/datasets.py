@@ -83,14 +83,14 @@ def dataset_key(
     out: Extracted, namespace: str, name: str, file_format: str | None = None
 ) -> DatasetKey:
     """Record a dataset (and its location) by its OpenLineage namespace and name."""
-    location, record, key = _dataset(namespace, name, file_format)
+    location, record, key = dataset_records(namespace, name, file_format)
     out.locations.append(location)
     out.datasets.append(record)
     return key
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def _dataset(
+def dataset_records(
     namespace: str, name: str, file_format: str | None
 ) -> tuple[LocationRecord, DatasetRecord, DatasetKey]:
     location = dataset_location(namespace)
@@ -156,7 +156,7 @@ def schema_of(out: Extracted, dataset: Json) -> uuid.UUID | None:
     fields = items(obj(dataset, "facets", "schema"), "fields")
     if not fields:
         return None
-    record = _SCHEMAS.get(fields)
+    record = schema_record(fields)
     out.schemas.append(record)
     return record.digest
 
@@ -193,6 +193,11 @@ class _SchemaMemo:
 # Bounds the memo's memory (keys plus their cleaned fields, a few times the keys) on
 # streams with many distinct schemas; typical field lists are a few hundred bytes.
 _SCHEMAS = _SchemaMemo(budget=4 << 20)
+
+
+def schema_record(fields: list[Json]) -> SchemaRecord:
+    """The SchemaRecord of a dataset's field list (memoised by its JSON)."""
+    return _SCHEMAS.get(fields)
 
 
 def _schema(fields: list[Json]) -> SchemaRecord:

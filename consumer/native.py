@@ -1,0 +1,71 @@
+"""The native fast path of decode + extract (`threadline_native`, Rust, in `native/`).
+
+`native_extractor()` returns a function payload -> Extracted | None. It gives exactly the
+records `extract(decode(payload))` gives, or None when the event is outside what it reads
+(not a RunEvent, a dbt/Flink/Hive/Debezium event, a reject, an unusual spelling): the
+caller then runs the Python path, which stays the definition of every rule.
+`tests/unit/test_native_parity.py` holds the two to that on the benchmark streams, the
+real-event corpus and mutations of it.
+
+Why: decode + extract in Python cost ~75-90 CPU-us per benchmark event, most of the
+consumer's budget (benchmarks/README.md, "Why 10,000 events/s is out of reach"). The
+native walk builds the same record objects; naming, schema digests and SQL verbs are
+the Python functions themselves, called once per distinct name (memoised on both sides).
+"""
+
+import logging
+import uuid
+from collections.abc import Callable
+from datetime import UTC
+
+from consumer.extract import datasets
+from consumer.records import (
+    ColumnLineageRecord,
+    Extracted,
+    IORecord,
+    JobRecord,
+    OperationRecord,
+    RunRecord,
+    SymlinkRecord,
+)
+from shared.enums import IODirection, JobType, SymlinkType
+from shared.uuids import from_millis
+
+log = logging.getLogger("threadline.consumer")
+
+NativeExtract = Callable[[bytes, int], Extracted | None]
+
+
+def native_extractor() -> NativeExtract | None:
+    """The native extractor's `extract`, or None if the module is not built (the consumer's
+    setting THREADLINE__CONSUMER__NATIVE_EXTRACT=false leaves it unused)."""
+    try:
+        # Imported here: optional, the Python path works without it.
+        import threadline_native
+    except ImportError:
+        log.warning("threadline_native is not installed: decode + extract run in Python only")
+        return None
+    config = {
+        "Extracted": Extracted,
+        "SymlinkRecord": SymlinkRecord,
+        "JobRecord": JobRecord,
+        "RunRecord": RunRecord,
+        "OperationRecord": OperationRecord,
+        "IORecord": IORecord,
+        "ColumnLineageRecord": ColumnLineageRecord,
+        "UUID": uuid.UUID,
+        "safe_unknown": uuid.SafeUUID.unknown,
+        "utc": UTC,
+        "job_types": {t.value: t for t in JobType},
+        "directions": (IODirection.INPUT, IODirection.OUTPUT),
+        "metastore": SymlinkType.METASTORE,
+        "warehouse": SymlinkType.WAREHOUSE,
+        "path_families": datasets.PATH_FAMILIES,
+        "dataset": datasets.dataset_records,
+        "job_location": datasets.job_location,
+        "schema": datasets.schema_record,
+        "sql_output_type": datasets.sql_output_type,
+        "from_millis": from_millis,
+    }
+    extract: NativeExtract = threadline_native.Extractor(config).extract
+    return extract

@@ -1,0 +1,219 @@
+//! Inputs and outputs of a RunEvent with their datasets, symlinks, schemas, statistics,
+//! output kinds and column lineage: the twins of `consumer/extract/io.py`, the record
+//! part of `datasets.py`, and `columns.py`. Names and schemas go through datasets.py's
+//! own functions (`Extractor::dataset_key`, `Extractor::schema`).
+
+use crate::facets::{count, items, key_part, lower, obj, strip, text_of, truthy, upper, Obj, R};
+use crate::runs::{Event, Placement};
+use crate::{int_value, text_value, Extractor, Key};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+const MAX_FORMAT_LENGTH: usize = 100;
+/// OutputType bits (shared/enums.py) of the lifecycleStateChange values.
+const LIFECYCLE: [(&str, i64); 6] =
+    [("CREATE", 1), ("ALTER", 2), ("RENAME", 4), ("OVERWRITE", 16), ("DROP", 32), ("TRUNCATE", 64)];
+const APPEND: i64 = 8;
+const DIRECT: i64 = 1;
+const INDIRECT: i64 = 2;
+
+/// `add_io`: the event's inputs and outputs, attached where the integration placed them.
+pub fn add_io(x: &mut Extractor, py: Python<'_>, ev: &Event, at: &Placement) -> R<()> {
+    let mut stored: HashMap<(&str, &str), Rc<Key>> = HashMap::new();
+    let mut keyed: Vec<(bool, &Obj, Rc<Key>)> = Vec::new();
+    for (output, datasets) in [(false, &ev.env.inputs), (true, &ev.env.outputs)] {
+        for dataset in datasets {
+            let key = add_dataset(x, py, dataset)?;
+            stored.insert((name_of(dataset, "namespace"), name_of(dataset, "name")), key.clone());
+            keyed.push((output, dataset, key));
+        }
+    }
+    for (output, dataset, key) in keyed {
+        let record = io_record(x, py, ev, at, dataset, &key, output)?;
+        x.out.ios.push(record);
+        if output {
+            add_column_lineage(x, py, ev, at, dataset, &key, &stored)?;
+        }
+    }
+    Ok(())
+}
+
+/// A dataset's namespace or name: strings, as the envelope checked.
+fn name_of<'a>(dataset: &'a Obj, key: &str) -> &'a str {
+    dataset.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn io_record(
+    x: &mut Extractor,
+    py: Python<'_>,
+    ev: &Event,
+    at: &Placement,
+    dataset: &Obj,
+    key: &Key,
+    output: bool,
+) -> R<PyObject> {
+    let (rows, size, files) = if output { output_stats(dataset) } else { input_stats(dataset) };
+    let schema = schema_of(x, py, dataset)?;
+    let types = if output { output_types(x, py, dataset, at.sql.as_deref())? } else { 0 };
+    let args = vec![
+        x.direction(py, output),
+        at.operation.clone_ref(py),
+        at.created_at.clone_ref(py),
+        at.run.clone_ref(py),
+        at.job.tuple.clone_ref(py),
+        key.tuple.clone_ref(py),
+        ev.time.clone_ref(py),
+        schema.unwrap_or_else(|| py.None()),
+        py.None(), // schema_time: set by merge
+        int_value(py, rows),
+        int_value(py, size),
+        int_value(py, files),
+        int_value(py, Some(types)),
+    ];
+    x.call(py, x.classes().3, args)
+}
+
+/// `add_dataset`: record a dataset with its symlinks; the key its lineage is stored under
+/// (a path with a TABLE symlink is stored as the table).
+fn add_dataset(x: &mut Extractor, py: Python<'_>, dataset: &Obj) -> R<Rc<Key>> {
+    let format = dataset_format(dataset)?;
+    let (namespace, name) = (name_of(dataset, "namespace"), name_of(dataset, "name"));
+    let key = x.dataset_key(py, namespace, name, format.as_deref())?;
+    for ident in items(obj(Some(dataset), &["facets", "symlinks"]), "identifiers") {
+        let kind = upper(text_of(Some(ident), "type")?.as_deref().unwrap_or("TABLE"))?;
+        let linked = kind == "TABLE" || kind == "LOCATION";
+        if !linked || (kind == "TABLE" && !x.is_path_family(&key.type_)) {
+            continue;
+        }
+        let (namespace, name) = (text_of(Some(ident), "namespace")?, text_of(Some(ident), "name")?);
+        let (Some(namespace), Some(name)) = (namespace, name) else { continue };
+        let other = x.dataset_key(py, &namespace, &name, None)?;
+        if other == key {
+            continue;
+        }
+        if kind == "LOCATION" {
+            link(x, py, &other, &key)?;
+            continue;
+        }
+        link(x, py, &key, &other)?;
+        return Ok(other);
+    }
+    Ok(key)
+}
+
+/// `_link`: path -METASTORE-> table and table -WAREHOUSE-> path.
+fn link(x: &mut Extractor, py: Python<'_>, path: &Key, table: &Key) -> R<()> {
+    x.out.symlinks.push(x.symlink(py, path, table, false)?);
+    x.out.symlinks.push(x.symlink(py, table, path, true)?);
+    Ok(())
+}
+
+/// `dataset_format`: the storage facet's file format, else its storage layer, lower-cased.
+fn dataset_format(dataset: &Obj) -> R<Option<String>> {
+    let storage = obj(Some(dataset), &["facets", "storage"]);
+    for field in ["fileFormat", "storageLayer"] {
+        let value = lower(strip(text_of(storage, field)?.as_deref().unwrap_or(""))?)?;
+        if !value.is_empty() && value.len() <= MAX_FORMAT_LENGTH {
+            return Ok(Some(value)); // ASCII: bytes are characters
+        }
+    }
+    Ok(None)
+}
+
+/// `schema_of`: record the dataset's schema (once per distinct field list); its digest.
+fn schema_of(x: &mut Extractor, py: Python<'_>, dataset: &Obj) -> R<Option<PyObject>> {
+    let fields = items(obj(Some(dataset), &["facets", "schema"]), "fields");
+    if fields.is_empty() {
+        return Ok(None);
+    }
+    let (record, digest) = x.schema(py, &fields)?;
+    x.out.schemas.push(record);
+    Ok(Some(digest))
+}
+
+/// `input_stats`: (rows, bytes, files) from inputStatistics or the older dataQualityMetrics.
+fn input_stats(dataset: &Obj) -> (Option<i64>, Option<i64>, Option<i64>) {
+    let facets = obj(Some(dataset), &["inputFacets"]);
+    let stats = truthy(obj(facets, &["inputStatistics"])).or_else(|| obj(facets, &["dataQualityMetrics"]));
+    (count(stats, &["rowCount"]), count(stats, &["size", "bytes"]), count(stats, &["fileCount"]))
+}
+
+fn output_stats(dataset: &Obj) -> (Option<i64>, Option<i64>, Option<i64>) {
+    let stats = obj(Some(dataset), &["outputFacets", "outputStatistics"]);
+    (count(stats, &["rowCount"]), count(stats, &["size", "bytes"]), count(stats, &["fileCount"]))
+}
+
+/// `output_types`: from lifecycleStateChange, else the SQL statement's verb, else APPEND.
+fn output_types(x: &mut Extractor, py: Python<'_>, dataset: &Obj, sql: Option<&str>) -> R<i64> {
+    let facet = obj(Some(dataset), &["facets", "lifecycleStateChange"]);
+    if let Some(change) = text_of(facet, "lifecycleStateChange")? {
+        let change = upper(&change)?;
+        if let Some((_, bits)) = LIFECYCLE.iter().find(|(name, _)| *name == change) {
+            return Ok(*bits);
+        }
+    }
+    Ok(x.sql_output_type(py, sql)?.filter(|bits| *bits != 0).unwrap_or(APPEND))
+}
+
+/// `add_column_lineage`: every column edge of one output. `stored` maps the event's own
+/// (namespace, name) pairs to their keys, so a source path stored as its table is the
+/// table here too.
+fn add_column_lineage(
+    x: &mut Extractor,
+    py: Python<'_>,
+    ev: &Event,
+    at: &Placement,
+    dataset: &Obj,
+    target: &Key,
+    stored: &HashMap<(&str, &str), Rc<Key>>,
+) -> R<()> {
+    let facet = obj(Some(dataset), &["facets", "columnLineage"]);
+    let mut edges: Vec<(&str, &Obj)> = Vec::new();
+    if let Some(fields) = obj(facet, &["fields"]) {
+        for (column, spec) in fields {
+            for source in items(spec.as_object(), "inputFields") {
+                edges.push((key_part(column)?, source));
+            }
+        }
+    }
+    for source in items(facet, "dataset") {
+        edges.push(("", source)); // dataset-level indirect lineage: no target column
+    }
+    for (column, source) in edges {
+        let (namespace, name) = (text_of(Some(source), "namespace")?, text_of(Some(source), "name")?);
+        let (Some(namespace), Some(name)) = (namespace, name) else { continue };
+        let source_key = match stored.get(&(namespace.as_ref(), name.as_ref())) {
+            Some(key) => key.clone(),
+            None => x.dataset_key(py, &namespace, &name, None)?,
+        };
+        let field = text_of(Some(source), "field")?;
+        let source_column = key_part(field.as_deref().unwrap_or(""))?;
+        let args = vec![
+            at.operation.clone_ref(py),
+            at.created_at.clone_ref(py),
+            at.run.clone_ref(py),
+            at.job.tuple.clone_ref(py),
+            source_key.tuple.clone_ref(py),
+            PyString::new(py, source_column).into_any().unbind(),
+            target.tuple.clone_ref(py),
+            text_value(py, Some(column)),
+            int_value(py, Some(transformation_types(source)?)),
+            ev.time.clone_ref(py),
+        ];
+        x.out.column_lineage.push(x.call(py, x.classes().4, args)?);
+    }
+    Ok(())
+}
+
+/// `_types`: DIRECT/INDIRECT bits; a spec 1-0 facet (no transformations) counts as DIRECT.
+fn transformation_types(source: &Obj) -> R<i64> {
+    let mut bits = 0;
+    for transformation in items(Some(source), "transformations") {
+        let kind = upper(text_of(Some(transformation), "type")?.as_deref().unwrap_or(""))?;
+        bits |= if kind == "INDIRECT" { INDIRECT } else { DIRECT };
+    }
+    Ok(if bits == 0 { DIRECT } else { bits })
+}

@@ -1,0 +1,477 @@
+//! Threadline's native decode + extract: one Kafka payload -> the `Extracted` records that
+//! `consumer.decode` + `consumer.extract` make of it, or None ("decline").
+//!
+//! It reads the common case only: RunEvents whose envelope is plainly valid, from the
+//! generic, Spark and Airflow paths. Anything else (another integration, a dataset or job
+//! event, a reject, an odd spelling) is declined and the Python path handles it, so the
+//! records are the Python path's in every case: `tests/unit/test_native_parity.py`
+//! compares the two on the benchmark streams, the real-event corpus and mutations of it.
+//! Names, schemas and SQL verbs go through the Python functions themselves (memoised on
+//! both sides), so the naming rules have one implementation.
+
+mod envelope;
+mod facets;
+mod integrations;
+mod io;
+mod runs;
+
+use facets::{stop, Obj, Stop, R};
+use pyo3::exceptions::PyKeyError;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyDateTime, PyDict, PyList, PyString, PyTuple, PyTzInfo};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// Memo sizes: past these the memo is emptied (a stream's names come straight back).
+const MEMO_ENTRIES: usize = 16_384;
+const SCHEMA_MEMO_BYTES: usize = 4 << 20;
+
+/// A location as `job_location` / `dataset_location` give it, with its key parts.
+pub struct Location {
+    record: PyObject,
+    key: PyObject, // (type, name)
+    type_: String,
+    name: String,
+}
+
+/// A natural key of a dataset or job: the Python tuple and its three parts.
+pub struct Key {
+    pub tuple: PyObject,
+    pub location: PyObject, // (type, name), for a JobRecord
+    pub type_: String,
+    pub location_name: String,
+    pub name: String,
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        self.type_ == other.type_ && self.location_name == other.location_name && self.name == other.name
+    }
+}
+
+struct DatasetHit {
+    location: PyObject,
+    record: PyObject,
+    key: Rc<Key>,
+}
+
+/// The records of one event, by `Extracted` field.
+#[derive(Default)]
+pub struct Out {
+    pub locations: Vec<PyObject>,
+    pub datasets: Vec<PyObject>,
+    pub symlinks: Vec<PyObject>,
+    pub jobs: Vec<PyObject>,
+    pub schemas: Vec<PyObject>,
+    pub runs: Vec<PyObject>,
+    pub operations: Vec<PyObject>,
+    pub ios: Vec<PyObject>,
+    pub column_lineage: Vec<PyObject>,
+}
+
+/// Python values the records hold, taken from the Python side at construction so both
+/// paths put the very same objects (enum members, classes) into records.
+struct Types {
+    extracted: PyObject,
+    symlink: PyObject,
+    job: PyObject,
+    run: PyObject,
+    operation: PyObject,
+    io: PyObject,
+    column_lineage: PyObject,
+    uuid: PyObject,
+    safe_unknown: PyObject,
+    utc: Py<PyTzInfo>,
+    job_types: HashMap<String, PyObject>,
+    directions: [PyObject; 2],
+    metastore: PyObject,
+    warehouse: PyObject,
+    path_families: HashSet<String>,
+}
+
+/// The Python functions that own a rule (naming, schema digests, SQL verbs, UUIDv7 times).
+struct Hooks {
+    dataset: PyObject,
+    job_location: PyObject,
+    schema: PyObject,
+    sql_output_type: PyObject,
+    from_millis: PyObject,
+}
+
+#[pyclass(unsendable, module = "threadline_native")]
+pub struct Extractor {
+    types: Types,
+    hooks: Hooks,
+    /// The records of the event being read.
+    out: Out,
+    uuids: HashMap<u128, PyObject>,
+    millis: HashMap<u64, PyObject>,
+    job_locations: HashMap<String, Rc<Location>>,
+    datasets: HashMap<(String, String, Option<String>), Rc<DatasetHit>>,
+    schemas: HashMap<Vec<u8>, (PyObject, PyObject)>,
+    schema_bytes: usize,
+    sql_types: HashMap<String, Option<i64>>,
+}
+
+fn item(config: &Bound<'_, PyDict>, key: &str) -> PyResult<PyObject> {
+    Ok(config.get_item(key)?.ok_or_else(|| PyKeyError::new_err(key.to_string()))?.unbind())
+}
+
+#[pymethods]
+impl Extractor {
+    /// `config`: the record classes, enum members and hooks (see consumer/native.py).
+    #[new]
+    fn new(py: Python<'_>, config: &Bound<'_, PyDict>) -> PyResult<Self> {
+        let utc = item(config, "utc")?.bind(py).downcast::<PyTzInfo>()?.clone().unbind();
+        let directions = item(config, "directions")?;
+        let directions = directions.bind(py);
+        let types = Types {
+            extracted: item(config, "Extracted")?,
+            symlink: item(config, "SymlinkRecord")?,
+            job: item(config, "JobRecord")?,
+            run: item(config, "RunRecord")?,
+            operation: item(config, "OperationRecord")?,
+            io: item(config, "IORecord")?,
+            column_lineage: item(config, "ColumnLineageRecord")?,
+            uuid: item(config, "UUID")?,
+            safe_unknown: item(config, "safe_unknown")?,
+            utc,
+            job_types: item(config, "job_types")?.extract(py)?,
+            directions: [directions.get_item(0)?.unbind(), directions.get_item(1)?.unbind()],
+            metastore: item(config, "metastore")?,
+            warehouse: item(config, "warehouse")?,
+            path_families: item(config, "path_families")?.extract(py)?,
+        };
+        let hooks = Hooks {
+            dataset: item(config, "dataset")?,
+            job_location: item(config, "job_location")?,
+            schema: item(config, "schema")?,
+            sql_output_type: item(config, "sql_output_type")?,
+            from_millis: item(config, "from_millis")?,
+        };
+        Ok(Extractor {
+            types,
+            hooks,
+            out: Out::default(),
+            uuids: HashMap::new(),
+            millis: HashMap::new(),
+            job_locations: HashMap::new(),
+            datasets: HashMap::new(),
+            schemas: HashMap::new(),
+            schema_bytes: 0,
+            sql_types: HashMap::new(),
+        })
+    }
+
+    /// The records of `payload` (an `Extracted`), or None: the Python path decides.
+    fn extract(&mut self, py: Python<'_>, payload: &[u8], max_bytes: usize) -> Option<PyObject> {
+        self.run(py, payload, max_bytes).ok()
+    }
+
+    /// Why `extract` declines `payload`, or None if it does not (for tests and tools).
+    fn decline_reason(&mut self, py: Python<'_>, payload: &[u8], max_bytes: usize) -> Option<String> {
+        let Err(Stop { reason, error }) = self.run(py, payload, max_bytes) else { return None };
+        Some(match error {
+            Some(error) => format!("{reason}: {error}"),
+            None => reason.to_string(),
+        })
+    }
+}
+
+impl Extractor {
+    fn run(&mut self, py: Python<'_>, payload: &[u8], max_bytes: usize) -> R<PyObject> {
+        if payload.len() > max_bytes {
+            return Err(stop("too large"));
+        }
+        // PostgreSQL text cannot hold NUL: decode rejects an escaped one.
+        if payload.windows(6).any(|w| w == b"\\u0000") {
+            return Err(stop("NUL character"));
+        }
+        let raw: Value = serde_json::from_slice(payload).map_err(|_| stop("invalid JSON"))?;
+        let raw: &Obj = raw.as_object().ok_or_else(|| stop("not an object"))?;
+        let env = envelope::read(raw)?;
+        let event = runs::Event {
+            run: self.uuid(py, env.run_id)?,
+            time: self.event_time(py, &env.time)?,
+            env,
+        };
+        // Records accumulate in `self.out`; a declined event leaves some there, dropped here.
+        self.out = Out::default();
+        let placement = integrations::extract(self, py, &event)?;
+        io::add_io(self, py, &event, &placement)?;
+        let out = std::mem::take(&mut self.out);
+        self.extracted(py, out)
+    }
+
+    fn extracted(&self, py: Python<'_>, out: Out) -> R<PyObject> {
+        let lists = [
+            out.locations,
+            out.datasets,
+            out.symlinks,
+            out.jobs,
+            out.schemas,
+            out.runs,
+            out.operations,
+            out.ios,
+            out.column_lineage,
+            Vec::new(), // job_datasets: JobEvents only
+            Vec::new(), // users: never filled by extract
+        ];
+        let mut args = Vec::with_capacity(lists.len());
+        for list in lists {
+            args.push(PyList::new(py, list)?.into_any().unbind());
+        }
+        self.call(py, &self.types.extracted, args)
+    }
+
+    /// `cls(*args)`.
+    pub fn call(&self, py: Python<'_>, cls: &PyObject, args: Vec<PyObject>) -> R<PyObject> {
+        let args = PyTuple::new(py, args)?;
+        Ok(cls.bind(py).call1(args)?.unbind())
+    }
+
+    /// A `uuid.UUID` with this value, made as `UUID(hex)` makes it (its `int` and its
+    /// `is_safe` slots) without the Python-level parsing; memoised.
+    pub fn uuid(&mut self, py: Python<'_>, id: u128) -> R<PyObject> {
+        if let Some(found) = self.uuids.get(&id) {
+            return Ok(found.clone_ref(py));
+        }
+        let cls = self.types.uuid.bind(py);
+        let made = cls.call_method1(intern!(py, "__new__"), (cls,))?;
+        let Ok(value) = id.into_pyobject(py);
+        set_slot(py, &made, intern!(py, "int"), value.as_any())?;
+        set_slot(py, &made, intern!(py, "is_safe"), self.types.safe_unknown.bind(py))?;
+        if self.uuids.len() >= MEMO_ENTRIES {
+            self.uuids.clear();
+        }
+        self.uuids.insert(id, made.clone().unbind());
+        Ok(made.unbind())
+    }
+
+    fn event_time(&self, py: Python<'_>, t: &envelope::Time) -> R<PyObject> {
+        let utc = self.types.utc.bind(py);
+        let made = PyDateTime::new(py, t.year, t.month, t.day, t.hour, t.minute, t.second, t.micro, Some(utc))
+            .map_err(|_| stop("eventTime out of range"))?;
+        Ok(made.into_any().unbind())
+    }
+
+    /// `created_at(id, event_time)` of runs.py: a UUIDv7's own time, else the eventTime.
+    pub fn created_at(&mut self, py: Python<'_>, id: u128, time: &PyObject) -> R<PyObject> {
+        let Some(ms) = facets::v7_millis(id) else { return Ok(time.clone_ref(py)) };
+        if let Some(found) = self.millis.get(&ms) {
+            return Ok(found.clone_ref(py));
+        }
+        let made = self.hooks.from_millis.bind(py).call1((ms,))?.unbind();
+        if self.millis.len() >= MEMO_ENTRIES {
+            self.millis.clear();
+        }
+        self.millis.insert(ms, made.clone_ref(py));
+        Ok(made)
+    }
+
+    /// `job_location(namespace)` of datasets.py, memoised with its key parts.
+    pub fn job_location(&mut self, py: Python<'_>, namespace: &str) -> R<Rc<Location>> {
+        if let Some(found) = self.job_locations.get(namespace) {
+            return Ok(found.clone());
+        }
+        let record = self.hooks.job_location.bind(py).call1((namespace,))?;
+        let type_ = record.getattr(intern!(py, "type"))?;
+        let name = record.getattr(intern!(py, "name"))?;
+        let location = Rc::new(Location {
+            type_: type_.extract()?,
+            name: name.extract()?,
+            key: PyTuple::new(py, [type_, name])?.into_any().unbind(),
+            record: record.unbind(),
+        });
+        if self.job_locations.len() >= MEMO_ENTRIES {
+            self.job_locations.clear();
+        }
+        self.job_locations.insert(namespace.to_string(), location.clone());
+        Ok(location)
+    }
+
+    /// A job's key from its location and name (`add_job` of runs.py).
+    pub fn job_key(&self, py: Python<'_>, location: &Location, name: &str) -> R<Rc<Key>> {
+        let name_py = PyString::new(py, name);
+        let parts = [
+            location.key.bind(py).get_item(0)?,
+            location.key.bind(py).get_item(1)?,
+            name_py.into_any(),
+        ];
+        Ok(Rc::new(Key {
+            tuple: PyTuple::new(py, parts)?.into_any().unbind(),
+            location: location.key.clone_ref(py),
+            type_: location.type_.clone(),
+            location_name: location.name.clone(),
+            name: name.to_string(),
+        }))
+    }
+
+    pub fn location_record(&self, py: Python<'_>, location: &Location) -> PyObject {
+        location.record.clone_ref(py)
+    }
+
+    /// `_dataset(namespace, name, format)` of datasets.py: (location, record, key),
+    /// memoised. Its DecodeError (a name too long for an index key) declines.
+    fn dataset(&mut self, py: Python<'_>, namespace: &str, name: &str, format: Option<&str>) -> R<Rc<DatasetHit>> {
+        let memo_key = (namespace.to_string(), name.to_string(), format.map(str::to_string));
+        if let Some(found) = self.datasets.get(&memo_key) {
+            return Ok(found.clone());
+        }
+        let found = self.hooks.dataset.bind(py).call1((namespace, name, format))?;
+        let key = found.get_item(2)?;
+        let hit = Rc::new(DatasetHit {
+            location: found.get_item(0)?.unbind(),
+            record: found.get_item(1)?.unbind(),
+            key: Rc::new(Key {
+                type_: key.get_item(0)?.extract()?,
+                location_name: key.get_item(1)?.extract()?,
+                name: key.get_item(2)?.extract()?,
+                location: py.None(), // a dataset key is never a job's location
+                tuple: key.unbind(),
+            }),
+        });
+        if self.datasets.len() >= MEMO_ENTRIES {
+            self.datasets.clear();
+        }
+        self.datasets.insert(memo_key, hit.clone());
+        Ok(hit)
+    }
+
+    /// `dataset_key(out, namespace, name, format)`: record the dataset and its location.
+    pub fn dataset_key(
+        &mut self,
+        py: Python<'_>,
+            namespace: &str,
+        name: &str,
+        format: Option<&str>,
+    ) -> R<Rc<Key>> {
+        let hit = self.dataset(py, namespace, name, format)?;
+        self.out.locations.push(hit.location.clone_ref(py));
+        self.out.datasets.push(hit.record.clone_ref(py));
+        Ok(hit.key.clone())
+    }
+
+    pub fn is_path_family(&self, location_type: &str) -> bool {
+        self.types.path_families.contains(location_type)
+    }
+
+    /// `_SCHEMAS.get(fields)` of datasets.py: (record, digest), memoised by the fields'
+    /// JSON here too (a hit is the record the same list gives).
+    pub fn schema(&mut self, py: Python<'_>, fields: &[&Obj]) -> R<(PyObject, PyObject)> {
+        let memo_key = serde_json::to_vec(fields).map_err(|_| stop("schema JSON"))?;
+        if let Some((record, digest)) = self.schemas.get(&memo_key) {
+            return Ok((record.clone_ref(py), digest.clone_ref(py)));
+        }
+        let list = PyList::empty(py);
+        for field in fields {
+            list.append(to_python_object(py, field)?)?;
+        }
+        let record = self.hooks.schema.bind(py).call1((list,))?;
+        let digest = record.getattr(intern!(py, "digest"))?.unbind();
+        if self.schema_bytes + memo_key.len() > SCHEMA_MEMO_BYTES {
+            self.schemas.clear();
+            self.schema_bytes = 0;
+        }
+        self.schema_bytes += memo_key.len();
+        let record = record.unbind();
+        self.schemas.insert(memo_key, (record.clone_ref(py), digest.clone_ref(py)));
+        Ok((record, digest))
+    }
+
+    /// `sql_output_type(sql)` of datasets.py as an int, memoised by the SQL text.
+    pub fn sql_output_type(&mut self, py: Python<'_>, sql: Option<&str>) -> R<Option<i64>> {
+        let Some(sql) = sql else { return Ok(None) };
+        if let Some(found) = self.sql_types.get(sql) {
+            return Ok(*found);
+        }
+        let found: Option<i64> = self.hooks.sql_output_type.bind(py).call1((sql,))?.extract()?;
+        if self.sql_types.len() >= MEMO_ENTRIES {
+            self.sql_types.clear();
+        }
+        self.sql_types.insert(sql.to_string(), found);
+        Ok(found)
+    }
+
+    pub fn job_type(&self, py: Python<'_>, name: &str) -> R<PyObject> {
+        let found = self.types.job_types.get(name).ok_or_else(|| stop("job type"))?;
+        Ok(found.clone_ref(py))
+    }
+
+    pub fn direction(&self, py: Python<'_>, output: bool) -> PyObject {
+        self.types.directions[usize::from(output)].clone_ref(py)
+    }
+
+    pub fn symlink(&self, py: Python<'_>, source: &Key, target: &Key, warehouse: bool) -> R<PyObject> {
+        let kind = if warehouse { &self.types.warehouse } else { &self.types.metastore };
+        let args = vec![source.tuple.clone_ref(py), target.tuple.clone_ref(py), kind.clone_ref(py)];
+        self.call(py, &self.types.symlink, args)
+    }
+
+    pub fn classes(&self) -> (&PyObject, &PyObject, &PyObject, &PyObject, &PyObject) {
+        let t = &self.types;
+        (&t.job, &t.run, &t.operation, &t.io, &t.column_lineage)
+    }
+}
+
+/// Set a slot through `object.__setattr__` (past a class's own `__setattr__`, as
+/// `uuid.UUID.__init__` does).
+fn set_slot(py: Python<'_>, target: &Bound<'_, PyAny>, name: &Bound<'_, PyString>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    // SAFETY: three live references held by the caller; the call only reads them.
+    let rc = unsafe { pyo3::ffi::PyObject_GenericSetAttr(target.as_ptr(), name.as_ptr(), value.as_ptr()) };
+    if rc < 0 {
+        return Err(PyErr::fetch(py));
+    }
+    Ok(())
+}
+
+/// The Python value orjson.loads gives for a parsed JSON value.
+fn to_python(py: Python<'_>, value: &Value) -> PyResult<PyObject> {
+    Ok(match value {
+        Value::Null => py.None(),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any().unbind()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any().unbind()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any().unbind()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any().unbind(),
+        Value::Array(list) => {
+            let made = PyList::empty(py);
+            for item in list {
+                made.append(to_python(py, item)?)?;
+            }
+            made.into_any().unbind()
+        }
+        Value::Object(map) => to_python_object(py, map)?,
+    })
+}
+
+fn to_python_object(py: Python<'_>, map: &Obj) -> PyResult<PyObject> {
+    let made = PyDict::new(py);
+    for (key, item) in map {
+        made.set_item(key, to_python(py, item)?)?;
+    }
+    Ok(made.into_any().unbind())
+}
+
+/// Python values of plain Rust ones.
+pub fn text_value(py: Python<'_>, value: Option<&str>) -> PyObject {
+    value.map_or_else(|| py.None(), |s| PyString::new(py, s).into_any().unbind())
+}
+
+pub fn int_value(py: Python<'_>, value: Option<i64>) -> PyObject {
+    value.map_or_else(|| py.None(), |i| i.into_pyobject(py).map_or_else(|_| py.None(), |v| v.into_any().unbind()))
+}
+
+#[pymodule]
+fn threadline_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Extractor>()?;
+    Ok(())
+}

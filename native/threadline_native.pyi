@@ -1,0 +1,10 @@
+"""Threadline's native decode + extract (native/src/lib.rs); see consumer/native.py."""
+
+from typing import Any
+
+class Extractor:
+    def __init__(self, config: dict[str, Any]) -> None: ...
+    def extract(self, payload: bytes, max_bytes: int) -> Any | None:
+        """The `Extracted` records of `payload`, or None: the Python path decides."""
+    def decline_reason(self, payload: bytes, max_bytes: int) -> str | None:
+        """Why `extract` declines `payload`, or None if it does not."""

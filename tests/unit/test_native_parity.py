@@ -1,0 +1,204 @@
+"""The native decode + extract gives the Python path's records, or declines.
+
+`threadline_native` (native/, Rust) is a fast path only: for every payload it must return
+exactly what `extract(decode(payload))` returns, or None, and then the Python path runs.
+Held here on the real-event corpus, on benchmark-generator streams (which it must read
+whole: they are the Spark and Airflow shapes it exists for) and on random mutations of
+real events (wrong types, odd spellings, missing and extra fields at every depth).
+"""
+
+import copy
+import random
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchmarks.generate import generate
+from consumer.decode import DecodeError, Reject, decode
+from consumer.extract import extract
+from consumer.ingest import DEFAULT_MAX_EVENT_BYTES
+from consumer.native import NativeExtract, native_extractor
+from consumer.records import Extracted
+from tests.corpus import corpus_events
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def native() -> NativeExtract:
+    found = native_extractor()
+    if found is None:
+        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    return found
+
+
+def python_path(payload: bytes) -> Extracted | Reject:
+    event = decode(payload, DEFAULT_MAX_EVENT_BYTES)
+    if isinstance(event, Reject):
+        return event
+    try:
+        return extract(event)
+    except DecodeError as exc:
+        return exc.reject
+
+
+def assert_same(native: NativeExtract, payload: bytes) -> bool:
+    """The native result equals the Python one; True if it did not decline."""
+    fast = native(payload, DEFAULT_MAX_EVENT_BYTES)
+    if fast is None:
+        return False
+    assert fast == python_path(payload), payload[:300]
+    return True
+
+
+def test_corpus(native: NativeExtract) -> None:
+    handled = [e.id for e in corpus_events() if assert_same(native, e.payload)]
+    # Spark (data-rentgen, compatibility tests, the listener's own), Airflow and generic
+    # RunEvents in the common spelling: 95 of the corpus's 219 events when this was written.
+    assert len(handled) >= 90, handled
+
+
+def _stream(events: int, seed: int, run_ids: str) -> list[bytes]:
+    pairs, _ = generate(events, seed, run_ids)
+    return [value for _, value in pairs]
+
+
+@pytest.mark.parametrize("run_ids", ["v7", "v4"])
+def test_generated_streams_are_read_whole(native: NativeExtract, run_ids: str) -> None:
+    values = _stream(1500, seed=7, run_ids=run_ids)
+    declined = [v[:200] for v in values if not assert_same(native, v)]
+    assert not declined
+
+
+def test_size_limit_and_broken_json_decline(native: NativeExtract) -> None:
+    payload = _stream(1, seed=3, run_ids="v7")[0]
+    assert native(payload, len(payload) - 1) is None
+    assert native(payload[:-1], DEFAULT_MAX_EVENT_BYTES) is None
+    assert native(b'{"eventType": "START", "x": "\\u0000"}', DEFAULT_MAX_EVENT_BYTES) is None
+
+
+def test_decline_reason(native: NativeExtract) -> None:
+    extractor: Any = native.__self__  # type: ignore[attr-defined]
+    payload = _stream(1, seed=3, run_ids="v7")[0]
+    assert extractor.decline_reason(payload, DEFAULT_MAX_EVENT_BYTES) is None
+    assert extractor.decline_reason(b"[]", DEFAULT_MAX_EVENT_BYTES) == "not an object"
+
+
+def test_records_hold_the_python_types(native: NativeExtract) -> None:
+    payload = _stream(1, seed=3, run_ids="v7")[0]
+    fast = native(payload, DEFAULT_MAX_EVENT_BYTES)
+    slow = python_path(payload)
+    assert isinstance(fast, Extracted)
+    assert isinstance(slow, Extracted)
+    run, reference = fast.runs[-1], slow.runs[-1]
+    assert type(run.id) is type(reference.id)
+    assert run.id.is_safe == reference.id.is_safe
+    assert hash(run.id) == hash(reference.id)
+    assert str(run.id) == str(reference.id)
+    assert run.event_time.tzinfo is reference.event_time.tzinfo
+    assert [type(j.type) for j in fast.jobs] == [type(j.type) for j in slow.jobs]
+    assert [type(i.direction) for i in fast.ios] == [type(i.direction) for i in slow.ios]
+
+
+# Values a field may be replaced with: every JSON type, and the spellings and edge cases
+# the readers treat specially (placeholders, non-ASCII, floats, big and negative numbers,
+# UUIDs, times, blank and long strings, integration names).
+ODD_VALUES: list[Any] = [
+    None,
+    True,
+    0,
+    -1,
+    7,
+    1.5,
+    2.0,
+    1e19,
+    2**63,
+    2**64 - 1,
+    "",
+    " ",
+    "\x1c",
+    "x",
+    "ÄÖ",
+    "\u017ftart",  # a long s: upper-cases to ASCII "START" in Python
+    "{{ any(result) }}",
+    "${json-unit.any-string}",
+    "START",
+    "fail",
+    "DAG",
+    "SQL_JOB",
+    "TASK",
+    "airflow",
+    "***",
+    "spark",
+    "dbt",
+    "INDIRECT",
+    "LOCATION",
+    "CREATE",
+    "parquet",
+    "INSERT OVERWRITE TABLE t SELECT 1",
+    "01908224-8410-79a2-8de6-a769ad6944c9",
+    "01908224841079a28de6a769ad6944c9",
+    "00000000-0000-0000-0000-000000000000",
+    "2024-05-01T10:00:00Z",
+    "2024-05-01T10:00:00.1234567+00:00",
+    "2024-13-01T10:00:00Z",
+    "hdfs://nn:8020",
+    "a" * 2100,
+    [],
+    [{}],
+    {},
+    {"namespace": "hdfs://nn:8020", "name": "/x"},
+]
+
+
+def _paths(doc: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [at]
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            found += _paths(value, (*at, key))
+    elif isinstance(doc, list):
+        for index, value in enumerate(doc):
+            found += _paths(value, (*at, index))
+    return found
+
+
+def _mutate(doc: Any, rng: random.Random) -> Any:
+    """The document with one to three random edits: replace, delete or add a field."""
+    doc = copy.deepcopy(doc)
+    for _ in range(rng.randint(1, 3)):
+        path = rng.choice(_paths(doc)[1:] or [()])
+        if not path:
+            return doc
+        parent = doc
+        for step in path[:-1]:
+            parent = parent[step]
+        last = path[-1]
+        action = rng.random()
+        if action < 0.6:
+            parent[last] = copy.deepcopy(rng.choice(ODD_VALUES))
+        elif action < 0.8 and isinstance(parent, dict):
+            del parent[last]
+        elif isinstance(parent[last], dict):
+            parent[last][rng.choice(["type", "name", "facets", "runId", "x"])] = rng.choice(
+                ODD_VALUES
+            )
+    return doc
+
+
+def _run_events() -> list[Any]:
+    corpus = [orjson.loads(e.payload) for e in corpus_events()]
+    generated = [orjson.loads(v) for v in _stream(40, seed=11, run_ids="v7")]
+    return [d for d in corpus + generated if isinstance(d, dict) and "run" in d]
+
+
+RUN_EVENTS = _run_events()
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.integers(min_value=0, max_value=len(RUN_EVENTS) - 1), st.randoms(use_true_random=False))
+def test_mutations(native: NativeExtract, index: int, rng: random.Random) -> None:
+    payload = orjson.dumps(_mutate(RUN_EVENTS[index], rng))
+    assert_same(native, payload)
