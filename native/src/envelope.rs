@@ -5,7 +5,7 @@
 //! strict for (a spelling of eventTime or runId it does not read, a blank-looking name).
 
 use crate::facets::{obj, stop, surely_not_blank, upper, v7_time_fits, Obj, R};
-use serde_json::Value;
+use crate::json::Json;
 
 /// A decoded RunEvent, borrowing from the parsed document.
 pub struct Envelope<'a> {
@@ -13,12 +13,12 @@ pub struct Envelope<'a> {
     pub event_type: Option<String>, // upper-cased, one of EVENT_STATUS
     pub time: Time,
     pub producer: &'a str,
-    pub run_facets: Option<&'a Obj>,
-    pub job_facets: Option<&'a Obj>,
+    pub run_facets: Option<&'a Obj<'a>>,
+    pub job_facets: Option<&'a Obj<'a>>,
     pub job_namespace: &'a str,
     pub job_name: &'a str,
-    pub inputs: Vec<&'a Obj>,
-    pub outputs: Vec<&'a Obj>,
+    pub inputs: Vec<&'a Obj<'a>>,
+    pub outputs: Vec<&'a Obj<'a>>,
 }
 
 /// An eventTime in UTC, as `datetime.fromisoformat(...).astimezone(UTC)` reads it.
@@ -34,22 +34,30 @@ pub struct Time {
 
 const EVENT_TYPES: [&str; 6] = ["START", "RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER"];
 
-pub fn read(raw: &Obj) -> R<Envelope<'_>> {
+pub fn read<'a>(raw: &'a Obj<'a>) -> R<Envelope<'a>> {
     // decode._kind: only RunEvents are read here (dataset and job events are rare).
     let run_kind = raw.contains_key("run")
-        || (raw.contains_key("eventType") && !raw.contains_key("job") && !raw.contains_key("dataset"));
+        || (raw.contains_key("eventType")
+            && !raw.contains_key("job")
+            && !raw.contains_key("dataset"));
     if !run_kind {
         return Err(stop("not a RunEvent"));
     }
-    let run = raw.get("run").and_then(Value::as_object).ok_or_else(|| stop("run"))?;
-    let job = raw.get("job").and_then(Value::as_object).ok_or_else(|| stop("job"))?;
+    let run = raw
+        .get("run")
+        .and_then(Json::as_object)
+        .ok_or_else(|| stop("run"))?;
+    let job = raw
+        .get("job")
+        .and_then(Json::as_object)
+        .ok_or_else(|| stop("job"))?;
     Ok(Envelope {
         run_id: run_id(run)?,
         job_namespace: required(job, "namespace")?,
         job_name: required(job, "name")?,
         event_type: event_type(raw.get("eventType"))?,
         time: event_time(required(raw, "eventTime")?)?,
-        producer: raw.get("producer").and_then(Value::as_str).unwrap_or(""),
+        producer: raw.get("producer").and_then(Json::as_str).unwrap_or(""),
         run_facets: obj(Some(run), &["facets"]),
         job_facets: obj(Some(job), &["facets"]),
         inputs: datasets(raw.get("inputs"))?,
@@ -58,9 +66,9 @@ pub fn read(raw: &Obj) -> R<Envelope<'_>> {
 }
 
 /// `_required_str`: a string that is surely not blank and holds no template placeholder.
-fn required<'a>(m: &'a Obj, key: &str) -> R<&'a str> {
+fn required<'a>(m: &'a Obj<'a>, key: &str) -> R<&'a str> {
     match m.get(key) {
-        Some(Value::String(s)) if surely_not_blank(s) && !placeholder(s) => Ok(s),
+        Some(Json::String(s)) if surely_not_blank(s) && !placeholder(s) => Ok(s.as_ref()),
         _ => Err(stop("required field")),
     }
 }
@@ -70,7 +78,7 @@ fn placeholder(s: &str) -> bool {
     s.contains("{{") || s.contains("${json-unit.")
 }
 
-fn run_id(run: &Obj) -> R<u128> {
+fn run_id(run: &Obj<'_>) -> R<u128> {
     let text = required(run, "runId")?;
     let id = crate::facets::parse_uuid(text).ok_or_else(|| stop("runId spelling"))?;
     if id == 0 || id == u128::MAX || !v7_time_fits(id) {
@@ -79,10 +87,10 @@ fn run_id(run: &Obj) -> R<u128> {
     Ok(id)
 }
 
-fn event_type(value: Option<&Value>) -> R<Option<String>> {
+fn event_type(value: Option<&Json<'_>>) -> R<Option<String>> {
     match value {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if !placeholder(s) => {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::String(s)) if !placeholder(s) => {
             let kind = upper(s)?;
             if EVENT_TYPES.contains(&kind.as_str()) {
                 Ok(Some(kind))
@@ -94,10 +102,10 @@ fn event_type(value: Option<&Value>) -> R<Option<String>> {
     }
 }
 
-fn datasets(value: Option<&Value>) -> R<Vec<&Obj>> {
+fn datasets<'a>(value: Option<&'a Json<'a>>) -> R<Vec<&'a Obj<'a>>> {
     match value {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(list)) => list
+        None | Some(Json::Null) => Ok(Vec::new()),
+        Some(Json::Array(list)) => list
             .iter()
             .map(|item| {
                 let d = item.as_object().ok_or_else(|| stop("dataset"))?;

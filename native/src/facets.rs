@@ -5,10 +5,10 @@
 //! (Python's float repr), case changes and whitespace of non-ASCII text (Unicode tables).
 //! A declined event goes down the Python path, which gives the same records, slower.
 
-use serde_json::{Map, Value};
+use crate::json::{Json, Object};
 use std::borrow::Cow;
 
-pub type Obj = Map<String, Value>;
+pub type Obj<'a> = Object<'a>;
 
 /// Why an event left the native path: a fixed reason, or the Python error a hook raised.
 pub struct Stop {
@@ -19,12 +19,18 @@ pub struct Stop {
 pub type R<T> = Result<T, Stop>;
 
 pub fn stop(reason: &'static str) -> Stop {
-    Stop { reason, error: None }
+    Stop {
+        reason,
+        error: None,
+    }
 }
 
 impl From<pyo3::PyErr> for Stop {
     fn from(error: pyo3::PyErr) -> Self {
-        Stop { reason: "python", error: Some(error) }
+        Stop {
+            reason: "python",
+            error: Some(error),
+        }
     }
 }
 
@@ -36,33 +42,33 @@ const INT_MAX: i64 = 2_147_483_647;
 const PY_SPACE: &[u8] = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f";
 
 /// `obj(value, *path)`: the object at `path`, None standing for Python's empty dict.
-pub fn obj<'a>(value: Option<&'a Obj>, path: &[&str]) -> Option<&'a Obj> {
+pub fn obj<'a>(value: Option<&'a Obj<'a>>, path: &[&str]) -> Option<&'a Obj<'a>> {
     let mut current = value?;
     for key in path {
-        current = current.get(*key)?.as_object()?;
+        current = current.get(key)?.as_object()?;
     }
     Some(current)
 }
 
 /// The object if it is non-empty: a dict's truth value in Python's `a or b`.
-pub fn truthy(value: Option<&Obj>) -> Option<&Obj> {
+pub fn truthy<'a>(value: Option<&'a Obj<'a>>) -> Option<&'a Obj<'a>> {
     value.filter(|m| !m.is_empty())
 }
 
 /// `text(value, key, limit)`: a non-empty string cut to `limit` characters; an integer
 /// as its digits; None otherwise. A float declines (Python's repr is not reproduced).
-pub fn text<'a>(value: Option<&'a Obj>, key: &str, limit: usize) -> R<Option<Cow<'a, str>>> {
+pub fn text<'a>(value: Option<&'a Obj<'a>>, key: &str, limit: usize) -> R<Option<Cow<'a, str>>> {
     match value.and_then(|m| m.get(key)) {
-        Some(Value::String(s)) if s.is_empty() => Ok(None),
-        Some(Value::String(s)) => Ok(Some(Cow::Borrowed(truncate(s, limit)))),
-        Some(Value::Number(n)) if n.is_f64() => Err(stop("float read as text")),
-        Some(Value::Number(n)) => Ok(Some(Cow::Owned(n.to_string()))),
+        Some(Json::String(s)) if s.is_empty() => Ok(None),
+        Some(Json::String(s)) => Ok(Some(Cow::Borrowed(truncate(s, limit)))),
+        Some(Json::Number(n)) if n.is_f64() => Err(stop("float read as text")),
+        Some(Json::Number(n)) => Ok(Some(Cow::Owned(n.to_string()))),
         _ => Ok(None),
     }
 }
 
 /// `text` with the default limit.
-pub fn text_of<'a>(value: Option<&'a Obj>, key: &str) -> R<Option<Cow<'a, str>>> {
+pub fn text_of<'a>(value: Option<&'a Obj<'a>>, key: &str) -> R<Option<Cow<'a, str>>> {
     text(value, key, MAX_TEXT)
 }
 
@@ -78,18 +84,20 @@ pub fn truncate(s: &str, limit: usize) -> &str {
 }
 
 /// `items(value, key)`: the object elements of a list field.
-pub fn items<'a>(value: Option<&'a Obj>, key: &str) -> Vec<&'a Obj> {
+pub fn items<'a>(value: Option<&'a Obj<'a>>, key: &str) -> Vec<&'a Obj<'a>> {
     match value.and_then(|m| m.get(key)) {
-        Some(Value::Array(list)) => list.iter().filter_map(Value::as_object).collect(),
+        Some(Json::Array(list)) => list.iter().filter_map(Json::as_object).collect(),
         _ => Vec::new(),
     }
 }
 
 /// `count(value, *keys)`: the first non-negative integer that fits a bigint.
-pub fn count(value: Option<&Obj>, keys: &[&str]) -> Option<i64> {
+pub fn count(value: Option<&Obj<'_>>, keys: &[&str]) -> Option<i64> {
     let m = value?;
     for key in keys {
-        let Some(Value::Number(n)) = m.get(*key) else { continue };
+        let Some(Json::Number(n)) = m.get(key) else {
+            continue;
+        };
         if let Some(u) = n.as_u64() {
             if u <= i64::MAX as u64 {
                 return Some(u as i64);
@@ -105,12 +113,17 @@ pub fn count(value: Option<&Obj>, keys: &[&str]) -> Option<i64> {
 }
 
 /// `small_int(value, key)`: a non-negative integer (or digit string) that fits an int.
-pub fn small_int(value: Option<&Obj>, key: &str) -> Option<i64> {
+pub fn small_int(value: Option<&Obj<'_>>, key: &str) -> Option<i64> {
     match value.and_then(|m| m.get(key))? {
-        Value::String(s) if !s.is_empty() && s.len() < 11 && s.bytes().all(|b| b.is_ascii_digit()) => {
+        Json::String(s)
+            if !s.is_empty() && s.len() < 11 && s.bytes().all(|b| b.is_ascii_digit()) =>
+        {
             s.parse::<i64>().ok().filter(|v| *v <= INT_MAX)
         }
-        Value::Number(n) => n.as_u64().filter(|v| *v <= INT_MAX as u64).map(|v| v as i64),
+        Json::Number(n) => n
+            .as_u64()
+            .filter(|v| *v <= INT_MAX as u64)
+            .map(|v| v as i64),
         _ => None,
     }
 }
@@ -218,8 +231,10 @@ pub fn v7_time_fits(value: u128) -> bool {
 }
 
 /// `uuid_at(value, key)` (facets.py): a UUID-valued field; a non-canonical string declines.
-pub fn uuid_at(value: Option<&Obj>, key: &str) -> R<Option<u128>> {
-    let Some(raw) = text(value, key, 100)? else { return Ok(None) };
+pub fn uuid_at(value: Option<&Obj<'_>>, key: &str) -> R<Option<u128>> {
+    let Some(raw) = text(value, key, 100)? else {
+        return Ok(None);
+    };
     let id = parse_uuid(&raw).ok_or_else(|| stop("non-canonical UUID"))?;
     Ok(v7_time_fits(id).then_some(id))
 }

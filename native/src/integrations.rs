@@ -3,10 +3,13 @@
 //! dbt, Flink, Hive and Debezium events decline (the Python path maps them).
 
 use crate::facets::{
-    collapse_spaces, first_of_list, lower, obj, small_int, stop, strip, text, text_of, truncate, truthy, upper,
-    Obj, R,
+    collapse_spaces, first_of_list, lower, obj, small_int, stop, strip, text, text_of, truncate,
+    truthy, upper, Obj, R,
 };
-use crate::runs::{as_operation, bare_run, generic, parent_of, typed_job, Event, OperationFields, Parent, Placement, RunFields, MAX_NAME};
+use crate::runs::{
+    as_operation, bare_run, generic, parent_of, typed_job, Event, OperationFields, Parent,
+    Placement, RunFields, MAX_NAME,
+};
 use crate::Extractor;
 use pyo3::prelude::*;
 
@@ -27,7 +30,15 @@ pub fn extract(x: &mut Extractor, py: Python<'_>, ev: &Event) -> R<Placement> {
         "SPARK" => spark(x, py, ev),
         "AIRFLOW" => airflow(x, py, ev),
         "DBT" | "FLINK" | "HIVE" | "DEBEZIUM" => Err(stop("integration mapped in Python only")),
-        _ => generic(x, py, ev, "UNKNOWN", OperationFields::default(), true, RunFields::default()),
+        _ => generic(
+            x,
+            py,
+            ev,
+            "UNKNOWN",
+            OperationFields::default(),
+            true,
+            RunFields::default(),
+        ),
     }
 }
 
@@ -62,7 +73,15 @@ fn spark(x: &mut Extractor, py: Python<'_>, ev: &Event) -> R<Placement> {
     }
     let has_io = !(ev.env.inputs.is_empty() && ev.env.outputs.is_empty());
     let fields = application_fields(ev)?;
-    generic(x, py, ev, "SPARK_APPLICATION", OperationFields::default(), has_io, fields)
+    generic(
+        x,
+        py,
+        ev,
+        "SPARK_APPLICATION",
+        OperationFields::default(),
+        has_io,
+        fields,
+    )
 }
 
 /// `application_fields`: run fields of the application from whichever facets are there.
@@ -78,7 +97,10 @@ fn application_fields(ev: &Event) -> R<RunFields> {
         external_id = text_of(obj(facets, &["gcp_dataproc_spark"]), "appId")?;
     }
     if external_id.is_none() {
-        external_id = text_of(obj(facets, &["spark_properties", "properties"]), "spark.app.id")?;
+        external_id = text_of(
+            obj(facets, &["spark_properties", "properties"]),
+            "spark.app.id",
+        )?;
     }
     Ok(RunFields {
         external_id: external_id.map(|s| s.into_owned()),
@@ -142,7 +164,15 @@ fn airflow(x: &mut Extractor, py: Python<'_>, ev: &Event) -> R<Placement> {
         ..RunFields::default()
     };
     if is_dag(ev, facet)? {
-        return generic(x, py, ev, "AIRFLOW_DAG", OperationFields::default(), true, fields);
+        return generic(
+            x,
+            py,
+            ev,
+            "AIRFLOW_DAG",
+            OperationFields::default(),
+            true,
+            fields,
+        );
     }
     let instance = obj(facet, &["taskInstance"]);
     let operation = task_operation(ev, facet)?;
@@ -151,7 +181,7 @@ fn airflow(x: &mut Extractor, py: Python<'_>, ev: &Event) -> R<Placement> {
     generic(x, py, ev, "AIRFLOW_TASK", operation, true, fields)
 }
 
-fn is_dag(ev: &Event, facet: Option<&Obj>) -> R<bool> {
+fn is_dag(ev: &Event, facet: Option<&Obj<'_>>) -> R<bool> {
     let kind = job_type_facet(ev)?;
     if !kind.is_empty() {
         return Ok(kind == "DAG");
@@ -160,7 +190,7 @@ fn is_dag(ev: &Event, facet: Option<&Obj>) -> R<bool> {
     Ok(!has_instance && truthy(obj(ev.env.run_facets, &["parent"])).is_none())
 }
 
-fn task_operation(ev: &Event, facet: Option<&Obj>) -> R<OperationFields> {
+fn task_operation(ev: &Event, facet: Option<&Obj<'_>>) -> R<OperationFields> {
     let task = obj(facet, &["task"]);
     let mut dag_id = text_of(obj(ev.env.run_facets, &["parent", "job"]), "name")?;
     if dag_id.is_none() {
@@ -168,7 +198,9 @@ fn task_operation(ev: &Event, facet: Option<&Obj>) -> R<OperationFields> {
     }
     let job_name = ev.env.job_name;
     let fallback = match &dag_id {
-        Some(dag) => job_name.strip_prefix(format!("{dag}.").as_str()).unwrap_or(job_name),
+        Some(dag) => job_name
+            .strip_prefix(format!("{dag}.").as_str())
+            .unwrap_or(job_name),
         None => job_name,
     };
     let task_id = text_of(task, "task_id")?;
@@ -186,7 +218,7 @@ fn task_operation(ev: &Event, facet: Option<&Obj>) -> R<OperationFields> {
 }
 
 /// `owner`: an owner that names someone (not Airflow's default, not masked `***`).
-fn owner(facet: Option<&Obj>) -> R<Option<String>> {
+fn owner(facet: Option<&Obj<'_>>) -> R<Option<String>> {
     let raw = text(facet, "owner", 200)?;
     let name = strip(raw.as_deref().unwrap_or(""))?;
     let anonymous = matches!(lower(name)?.as_str(), "airflow" | "");

@@ -4,18 +4,24 @@
 //! own functions (`Extractor::dataset_key`, `Extractor::schema`).
 
 use crate::facets::{count, items, key_part, lower, obj, strip, text_of, truthy, upper, Obj, R};
+use crate::json::Json;
 use crate::runs::{Event, Placement};
 use crate::{int_value, text_value, Extractor, Key};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use serde_json::Value;
 use std::collections::HashMap;
 use std::rc::Rc;
 
 const MAX_FORMAT_LENGTH: usize = 100;
 /// OutputType bits (shared/enums.py) of the lifecycleStateChange values.
-const LIFECYCLE: [(&str, i64); 6] =
-    [("CREATE", 1), ("ALTER", 2), ("RENAME", 4), ("OVERWRITE", 16), ("DROP", 32), ("TRUNCATE", 64)];
+const LIFECYCLE: [(&str, i64); 6] = [
+    ("CREATE", 1),
+    ("ALTER", 2),
+    ("RENAME", 4),
+    ("OVERWRITE", 16),
+    ("DROP", 32),
+    ("TRUNCATE", 64),
+];
 const APPEND: i64 = 8;
 const DIRECT: i64 = 1;
 const INDIRECT: i64 = 2;
@@ -23,11 +29,14 @@ const INDIRECT: i64 = 2;
 /// `add_io`: the event's inputs and outputs, attached where the integration placed them.
 pub fn add_io(x: &mut Extractor, py: Python<'_>, ev: &Event, at: &Placement) -> R<()> {
     let mut stored: HashMap<(&str, &str), Rc<Key>> = HashMap::new();
-    let mut keyed: Vec<(bool, &Obj, Rc<Key>)> = Vec::new();
+    let mut keyed: Vec<(bool, &Obj<'_>, Rc<Key>)> = Vec::new();
     for (output, datasets) in [(false, &ev.env.inputs), (true, &ev.env.outputs)] {
         for dataset in datasets {
             let key = add_dataset(x, py, dataset)?;
-            stored.insert((name_of(dataset, "namespace"), name_of(dataset, "name")), key.clone());
+            stored.insert(
+                (name_of(dataset, "namespace"), name_of(dataset, "name")),
+                key.clone(),
+            );
             keyed.push((output, dataset, key));
         }
     }
@@ -42,8 +51,8 @@ pub fn add_io(x: &mut Extractor, py: Python<'_>, ev: &Event, at: &Placement) -> 
 }
 
 /// A dataset's namespace or name: strings, as the envelope checked.
-fn name_of<'a>(dataset: &'a Obj, key: &str) -> &'a str {
-    dataset.get(key).and_then(Value::as_str).unwrap_or("")
+fn name_of<'a>(dataset: &'a Obj<'a>, key: &str) -> &'a str {
+    dataset.get(key).and_then(Json::as_str).unwrap_or("")
 }
 
 fn io_record(
@@ -51,13 +60,21 @@ fn io_record(
     py: Python<'_>,
     ev: &Event,
     at: &Placement,
-    dataset: &Obj,
+    dataset: &Obj<'_>,
     key: &Key,
     output: bool,
 ) -> R<PyObject> {
-    let (rows, size, files) = if output { output_stats(dataset) } else { input_stats(dataset) };
+    let (rows, size, files) = if output {
+        output_stats(dataset)
+    } else {
+        input_stats(dataset)
+    };
     let schema = schema_of(x, py, dataset)?;
-    let types = if output { output_types(x, py, dataset, at.sql.as_deref())? } else { 0 };
+    let types = if output {
+        output_types(x, py, dataset, at.sql.as_deref())?
+    } else {
+        0
+    };
     let args = vec![
         x.direction(py, output),
         at.operation.clone_ref(py),
@@ -78,7 +95,7 @@ fn io_record(
 
 /// `add_dataset`: record a dataset with its symlinks; the key its lineage is stored under
 /// (a path with a TABLE symlink is stored as the table).
-fn add_dataset(x: &mut Extractor, py: Python<'_>, dataset: &Obj) -> R<Rc<Key>> {
+fn add_dataset(x: &mut Extractor, py: Python<'_>, dataset: &Obj<'_>) -> R<Rc<Key>> {
     let format = dataset_format(dataset)?;
     let (namespace, name) = (name_of(dataset, "namespace"), name_of(dataset, "name"));
     let key = x.dataset_key(py, namespace, name, format.as_deref())?;
@@ -88,8 +105,13 @@ fn add_dataset(x: &mut Extractor, py: Python<'_>, dataset: &Obj) -> R<Rc<Key>> {
         if !linked || (kind == "TABLE" && !x.is_path_family(&key.type_)) {
             continue;
         }
-        let (namespace, name) = (text_of(Some(ident), "namespace")?, text_of(Some(ident), "name")?);
-        let (Some(namespace), Some(name)) = (namespace, name) else { continue };
+        let (namespace, name) = (
+            text_of(Some(ident), "namespace")?,
+            text_of(Some(ident), "name")?,
+        );
+        let (Some(namespace), Some(name)) = (namespace, name) else {
+            continue;
+        };
         let other = x.dataset_key(py, &namespace, &name, None)?;
         if other == key {
             continue;
@@ -112,7 +134,7 @@ fn link(x: &mut Extractor, py: Python<'_>, path: &Key, table: &Key) -> R<()> {
 }
 
 /// `dataset_format`: the storage facet's file format, else its storage layer, lower-cased.
-fn dataset_format(dataset: &Obj) -> R<Option<String>> {
+fn dataset_format(dataset: &Obj<'_>) -> R<Option<String>> {
     let storage = obj(Some(dataset), &["facets", "storage"]);
     for field in ["fileFormat", "storageLayer"] {
         let value = lower(strip(text_of(storage, field)?.as_deref().unwrap_or(""))?)?;
@@ -124,7 +146,7 @@ fn dataset_format(dataset: &Obj) -> R<Option<String>> {
 }
 
 /// `schema_of`: record the dataset's schema (once per distinct field list); its digest.
-fn schema_of(x: &mut Extractor, py: Python<'_>, dataset: &Obj) -> R<Option<PyObject>> {
+fn schema_of(x: &mut Extractor, py: Python<'_>, dataset: &Obj<'_>) -> R<Option<PyObject>> {
     let fields = items(obj(Some(dataset), &["facets", "schema"]), "fields");
     if fields.is_empty() {
         return Ok(None);
@@ -135,19 +157,28 @@ fn schema_of(x: &mut Extractor, py: Python<'_>, dataset: &Obj) -> R<Option<PyObj
 }
 
 /// `input_stats`: (rows, bytes, files) from inputStatistics or the older dataQualityMetrics.
-fn input_stats(dataset: &Obj) -> (Option<i64>, Option<i64>, Option<i64>) {
+fn input_stats(dataset: &Obj<'_>) -> (Option<i64>, Option<i64>, Option<i64>) {
     let facets = obj(Some(dataset), &["inputFacets"]);
-    let stats = truthy(obj(facets, &["inputStatistics"])).or_else(|| obj(facets, &["dataQualityMetrics"]));
-    (count(stats, &["rowCount"]), count(stats, &["size", "bytes"]), count(stats, &["fileCount"]))
+    let stats =
+        truthy(obj(facets, &["inputStatistics"])).or_else(|| obj(facets, &["dataQualityMetrics"]));
+    (
+        count(stats, &["rowCount"]),
+        count(stats, &["size", "bytes"]),
+        count(stats, &["fileCount"]),
+    )
 }
 
-fn output_stats(dataset: &Obj) -> (Option<i64>, Option<i64>, Option<i64>) {
+fn output_stats(dataset: &Obj<'_>) -> (Option<i64>, Option<i64>, Option<i64>) {
     let stats = obj(Some(dataset), &["outputFacets", "outputStatistics"]);
-    (count(stats, &["rowCount"]), count(stats, &["size", "bytes"]), count(stats, &["fileCount"]))
+    (
+        count(stats, &["rowCount"]),
+        count(stats, &["size", "bytes"]),
+        count(stats, &["fileCount"]),
+    )
 }
 
 /// `output_types`: from lifecycleStateChange, else the SQL statement's verb, else APPEND.
-fn output_types(x: &mut Extractor, py: Python<'_>, dataset: &Obj, sql: Option<&str>) -> R<i64> {
+fn output_types(x: &mut Extractor, py: Python<'_>, dataset: &Obj<'_>, sql: Option<&str>) -> R<i64> {
     let facet = obj(Some(dataset), &["facets", "lifecycleStateChange"]);
     if let Some(change) = text_of(facet, "lifecycleStateChange")? {
         let change = upper(&change)?;
@@ -155,7 +186,9 @@ fn output_types(x: &mut Extractor, py: Python<'_>, dataset: &Obj, sql: Option<&s
             return Ok(*bits);
         }
     }
-    Ok(x.sql_output_type(py, sql)?.filter(|bits| *bits != 0).unwrap_or(APPEND))
+    Ok(x.sql_output_type(py, sql)?
+        .filter(|bits| *bits != 0)
+        .unwrap_or(APPEND))
 }
 
 /// `add_column_lineage`: every column edge of one output. `stored` maps the event's own
@@ -166,14 +199,14 @@ fn add_column_lineage(
     py: Python<'_>,
     ev: &Event,
     at: &Placement,
-    dataset: &Obj,
+    dataset: &Obj<'_>,
     target: &Key,
     stored: &HashMap<(&str, &str), Rc<Key>>,
 ) -> R<()> {
     let facet = obj(Some(dataset), &["facets", "columnLineage"]);
-    let mut edges: Vec<(&str, &Obj)> = Vec::new();
+    let mut edges: Vec<(&str, &Obj<'_>)> = Vec::new();
     if let Some(fields) = obj(facet, &["fields"]) {
-        for (column, spec) in fields {
+        for (column, spec) in fields.iter() {
             for source in items(spec.as_object(), "inputFields") {
                 edges.push((key_part(column)?, source));
             }
@@ -183,8 +216,13 @@ fn add_column_lineage(
         edges.push(("", source)); // dataset-level indirect lineage: no target column
     }
     for (column, source) in edges {
-        let (namespace, name) = (text_of(Some(source), "namespace")?, text_of(Some(source), "name")?);
-        let (Some(namespace), Some(name)) = (namespace, name) else { continue };
+        let (namespace, name) = (
+            text_of(Some(source), "namespace")?,
+            text_of(Some(source), "name")?,
+        );
+        let (Some(namespace), Some(name)) = (namespace, name) else {
+            continue;
+        };
         let source_key = match stored.get(&(namespace.as_ref(), name.as_ref())) {
             Some(key) => key.clone(),
             None => x.dataset_key(py, &namespace, &name, None)?,
@@ -209,10 +247,14 @@ fn add_column_lineage(
 }
 
 /// `_types`: DIRECT/INDIRECT bits; a spec 1-0 facet (no transformations) counts as DIRECT.
-fn transformation_types(source: &Obj) -> R<i64> {
+fn transformation_types(source: &Obj<'_>) -> R<i64> {
     let mut bits = 0;
     for transformation in items(Some(source), "transformations") {
-        let kind = upper(text_of(Some(transformation), "type")?.as_deref().unwrap_or(""))?;
+        let kind = upper(
+            text_of(Some(transformation), "type")?
+                .as_deref()
+                .unwrap_or(""),
+        )?;
         bits |= if kind == "INDIRECT" { INDIRECT } else { DIRECT };
     }
     Ok(if bits == 0 { DIRECT } else { bits })

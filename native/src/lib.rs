@@ -13,14 +13,15 @@ mod envelope;
 mod facets;
 mod integrations;
 mod io;
+mod json;
 mod runs;
 
 use facets::{stop, Obj, Stop, R};
+use json::Json;
 use pyo3::exceptions::PyKeyError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDateTime, PyDict, PyList, PyString, PyTuple, PyTzInfo};
-use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
@@ -47,7 +48,9 @@ pub struct Key {
 
 impl PartialEq for Key {
     fn eq(&self, other: &Self) -> bool {
-        self.type_ == other.type_ && self.location_name == other.location_name && self.name == other.name
+        self.type_ == other.type_
+            && self.location_name == other.location_name
+            && self.name == other.name
     }
 }
 
@@ -74,13 +77,13 @@ pub struct Out {
 /// Python values the records hold, taken from the Python side at construction so both
 /// paths put the very same objects (enum members, classes) into records.
 struct Types {
-    extracted: PyObject,
-    symlink: PyObject,
-    job: PyObject,
-    run: PyObject,
-    operation: PyObject,
-    io: PyObject,
-    column_lineage: PyObject,
+    extracted: Class,
+    symlink: Class,
+    job: Class,
+    run: Class,
+    operation: Class,
+    io: Class,
+    column_lineage: Class,
     uuid: PyObject,
     safe_unknown: PyObject,
     utc: Py<PyTzInfo>,
@@ -116,7 +119,10 @@ pub struct Extractor {
 }
 
 fn item(config: &Bound<'_, PyDict>, key: &str) -> PyResult<PyObject> {
-    Ok(config.get_item(key)?.ok_or_else(|| PyKeyError::new_err(key.to_string()))?.unbind())
+    Ok(config
+        .get_item(key)?
+        .ok_or_else(|| PyKeyError::new_err(key.to_string()))?
+        .unbind())
 }
 
 #[pymethods]
@@ -124,22 +130,29 @@ impl Extractor {
     /// `config`: the record classes, enum members and hooks (see consumer/native.py).
     #[new]
     fn new(py: Python<'_>, config: &Bound<'_, PyDict>) -> PyResult<Self> {
-        let utc = item(config, "utc")?.bind(py).downcast::<PyTzInfo>()?.clone().unbind();
+        let utc = item(config, "utc")?
+            .bind(py)
+            .downcast::<PyTzInfo>()?
+            .clone()
+            .unbind();
         let directions = item(config, "directions")?;
         let directions = directions.bind(py);
         let types = Types {
-            extracted: item(config, "Extracted")?,
-            symlink: item(config, "SymlinkRecord")?,
-            job: item(config, "JobRecord")?,
-            run: item(config, "RunRecord")?,
-            operation: item(config, "OperationRecord")?,
-            io: item(config, "IORecord")?,
-            column_lineage: item(config, "ColumnLineageRecord")?,
+            extracted: Class::new(py, item(config, "Extracted")?)?,
+            symlink: Class::new(py, item(config, "SymlinkRecord")?)?,
+            job: Class::new(py, item(config, "JobRecord")?)?,
+            run: Class::new(py, item(config, "RunRecord")?)?,
+            operation: Class::new(py, item(config, "OperationRecord")?)?,
+            io: Class::new(py, item(config, "IORecord")?)?,
+            column_lineage: Class::new(py, item(config, "ColumnLineageRecord")?)?,
             uuid: item(config, "UUID")?,
             safe_unknown: item(config, "safe_unknown")?,
             utc,
             job_types: item(config, "job_types")?.extract(py)?,
-            directions: [directions.get_item(0)?.unbind(), directions.get_item(1)?.unbind()],
+            directions: [
+                directions.get_item(0)?.unbind(),
+                directions.get_item(1)?.unbind(),
+            ],
             metastore: item(config, "metastore")?,
             warehouse: item(config, "warehouse")?,
             path_families: item(config, "path_families")?.extract(py)?,
@@ -171,8 +184,15 @@ impl Extractor {
     }
 
     /// Why `extract` declines `payload`, or None if it does not (for tests and tools).
-    fn decline_reason(&mut self, py: Python<'_>, payload: &[u8], max_bytes: usize) -> Option<String> {
-        let Err(Stop { reason, error }) = self.run(py, payload, max_bytes) else { return None };
+    fn decline_reason(
+        &mut self,
+        py: Python<'_>,
+        payload: &[u8],
+        max_bytes: usize,
+    ) -> Option<String> {
+        let Err(Stop { reason, error }) = self.run(py, payload, max_bytes) else {
+            return None;
+        };
         Some(match error {
             Some(error) => format!("{reason}: {error}"),
             None => reason.to_string(),
@@ -189,8 +209,8 @@ impl Extractor {
         if payload.windows(6).any(|w| w == b"\\u0000") {
             return Err(stop("NUL character"));
         }
-        let raw: Value = serde_json::from_slice(payload).map_err(|_| stop("invalid JSON"))?;
-        let raw: &Obj = raw.as_object().ok_or_else(|| stop("not an object"))?;
+        let raw = json::parse(payload).map_err(|_| stop("invalid JSON"))?;
+        let raw = raw.as_object().ok_or_else(|| stop("not an object"))?;
         let env = envelope::read(raw)?;
         let event = runs::Event {
             run: self.uuid(py, env.run_id)?,
@@ -226,10 +246,9 @@ impl Extractor {
         self.call(py, &self.types.extracted, args)
     }
 
-    /// `cls(*args)`.
-    pub fn call(&self, py: Python<'_>, cls: &PyObject, args: Vec<PyObject>) -> R<PyObject> {
-        let args = PyTuple::new(py, args)?;
-        Ok(cls.bind(py).call1(args)?.unbind())
+    /// `cls(*args)` for a record class: see `Class::make`.
+    pub fn call(&self, py: Python<'_>, cls: &Class, args: Vec<PyObject>) -> R<PyObject> {
+        Ok(cls.make(py, args)?)
     }
 
     /// A `uuid.UUID` with this value, made as `UUID(hex)` makes it (its `int` and its
@@ -242,7 +261,12 @@ impl Extractor {
         let made = cls.call_method1(intern!(py, "__new__"), (cls,))?;
         let Ok(value) = id.into_pyobject(py);
         set_slot(py, &made, intern!(py, "int"), value.as_any())?;
-        set_slot(py, &made, intern!(py, "is_safe"), self.types.safe_unknown.bind(py))?;
+        set_slot(
+            py,
+            &made,
+            intern!(py, "is_safe"),
+            self.types.safe_unknown.bind(py),
+        )?;
         if self.uuids.len() >= MEMO_ENTRIES {
             self.uuids.clear();
         }
@@ -252,14 +276,26 @@ impl Extractor {
 
     fn event_time(&self, py: Python<'_>, t: &envelope::Time) -> R<PyObject> {
         let utc = self.types.utc.bind(py);
-        let made = PyDateTime::new(py, t.year, t.month, t.day, t.hour, t.minute, t.second, t.micro, Some(utc))
-            .map_err(|_| stop("eventTime out of range"))?;
+        let made = PyDateTime::new(
+            py,
+            t.year,
+            t.month,
+            t.day,
+            t.hour,
+            t.minute,
+            t.second,
+            t.micro,
+            Some(utc),
+        )
+        .map_err(|_| stop("eventTime out of range"))?;
         Ok(made.into_any().unbind())
     }
 
     /// `created_at(id, event_time)` of runs.py: a UUIDv7's own time, else the eventTime.
     pub fn created_at(&mut self, py: Python<'_>, id: u128, time: &PyObject) -> R<PyObject> {
-        let Some(ms) = facets::v7_millis(id) else { return Ok(time.clone_ref(py)) };
+        let Some(ms) = facets::v7_millis(id) else {
+            return Ok(time.clone_ref(py));
+        };
         if let Some(found) = self.millis.get(&ms) {
             return Ok(found.clone_ref(py));
         }
@@ -288,7 +324,8 @@ impl Extractor {
         if self.job_locations.len() >= MEMO_ENTRIES {
             self.job_locations.clear();
         }
-        self.job_locations.insert(namespace.to_string(), location.clone());
+        self.job_locations
+            .insert(namespace.to_string(), location.clone());
         Ok(location)
     }
 
@@ -315,12 +352,26 @@ impl Extractor {
 
     /// `_dataset(namespace, name, format)` of datasets.py: (location, record, key),
     /// memoised. Its DecodeError (a name too long for an index key) declines.
-    fn dataset(&mut self, py: Python<'_>, namespace: &str, name: &str, format: Option<&str>) -> R<Rc<DatasetHit>> {
-        let memo_key = (namespace.to_string(), name.to_string(), format.map(str::to_string));
+    fn dataset(
+        &mut self,
+        py: Python<'_>,
+        namespace: &str,
+        name: &str,
+        format: Option<&str>,
+    ) -> R<Rc<DatasetHit>> {
+        let memo_key = (
+            namespace.to_string(),
+            name.to_string(),
+            format.map(str::to_string),
+        );
         if let Some(found) = self.datasets.get(&memo_key) {
             return Ok(found.clone());
         }
-        let found = self.hooks.dataset.bind(py).call1((namespace, name, format))?;
+        let found = self
+            .hooks
+            .dataset
+            .bind(py)
+            .call1((namespace, name, format))?;
         let key = found.get_item(2)?;
         let hit = Rc::new(DatasetHit {
             location: found.get_item(0)?.unbind(),
@@ -344,7 +395,7 @@ impl Extractor {
     pub fn dataset_key(
         &mut self,
         py: Python<'_>,
-            namespace: &str,
+        namespace: &str,
         name: &str,
         format: Option<&str>,
     ) -> R<Rc<Key>> {
@@ -360,8 +411,11 @@ impl Extractor {
 
     /// `_SCHEMAS.get(fields)` of datasets.py: (record, digest), memoised by the fields'
     /// JSON here too (a hit is the record the same list gives).
-    pub fn schema(&mut self, py: Python<'_>, fields: &[&Obj]) -> R<(PyObject, PyObject)> {
-        let memo_key = serde_json::to_vec(fields).map_err(|_| stop("schema JSON"))?;
+    pub fn schema(&mut self, py: Python<'_>, fields: &[&Obj<'_>]) -> R<(PyObject, PyObject)> {
+        let mut memo_key = Vec::new();
+        fields
+            .iter()
+            .for_each(|field| field.key_into(&mut memo_key));
         if let Some((record, digest)) = self.schemas.get(&memo_key) {
             return Ok((record.clone_ref(py), digest.clone_ref(py)));
         }
@@ -377,7 +431,8 @@ impl Extractor {
         }
         self.schema_bytes += memo_key.len();
         let record = record.unbind();
-        self.schemas.insert(memo_key, (record.clone_ref(py), digest.clone_ref(py)));
+        self.schemas
+            .insert(memo_key, (record.clone_ref(py), digest.clone_ref(py)));
         Ok((record, digest))
     }
 
@@ -387,7 +442,12 @@ impl Extractor {
         if let Some(found) = self.sql_types.get(sql) {
             return Ok(*found);
         }
-        let found: Option<i64> = self.hooks.sql_output_type.bind(py).call1((sql,))?.extract()?;
+        let found: Option<i64> = self
+            .hooks
+            .sql_output_type
+            .bind(py)
+            .call1((sql,))?
+            .extract()?;
         if self.sql_types.len() >= MEMO_ENTRIES {
             self.sql_types.clear();
         }
@@ -396,7 +456,11 @@ impl Extractor {
     }
 
     pub fn job_type(&self, py: Python<'_>, name: &str) -> R<PyObject> {
-        let found = self.types.job_types.get(name).ok_or_else(|| stop("job type"))?;
+        let found = self
+            .types
+            .job_types
+            .get(name)
+            .ok_or_else(|| stop("job type"))?;
         Ok(found.clone_ref(py))
     }
 
@@ -404,23 +468,80 @@ impl Extractor {
         self.types.directions[usize::from(output)].clone_ref(py)
     }
 
-    pub fn symlink(&self, py: Python<'_>, source: &Key, target: &Key, warehouse: bool) -> R<PyObject> {
-        let kind = if warehouse { &self.types.warehouse } else { &self.types.metastore };
-        let args = vec![source.tuple.clone_ref(py), target.tuple.clone_ref(py), kind.clone_ref(py)];
+    pub fn symlink(
+        &self,
+        py: Python<'_>,
+        source: &Key,
+        target: &Key,
+        warehouse: bool,
+    ) -> R<PyObject> {
+        let kind = if warehouse {
+            &self.types.warehouse
+        } else {
+            &self.types.metastore
+        };
+        let args = vec![
+            source.tuple.clone_ref(py),
+            target.tuple.clone_ref(py),
+            kind.clone_ref(py),
+        ];
         self.call(py, &self.types.symlink, args)
     }
 
-    pub fn classes(&self) -> (&PyObject, &PyObject, &PyObject, &PyObject, &PyObject) {
+    pub fn classes(&self) -> (&Class, &Class, &Class, &Class, &Class) {
         let t = &self.types;
         (&t.job, &t.run, &t.operation, &t.io, &t.column_lineage)
     }
 }
 
+/// A slotted dataclass (the records, `Extracted`) and its fields in order (`__slots__`).
+pub struct Class {
+    cls: PyObject,
+    fields: Vec<Py<PyString>>,
+}
+
+impl Class {
+    fn new(py: Python<'_>, cls: PyObject) -> PyResult<Self> {
+        let fields = cls
+            .bind(py)
+            .getattr(intern!(py, "__slots__"))?
+            .extract::<Vec<String>>()?;
+        let fields = fields
+            .iter()
+            .map(|f| PyString::intern(py, f).unbind())
+            .collect();
+        Ok(Class { cls, fields })
+    }
+
+    /// `cls(*values)`: the instance made by `object.__new__` and its slots set one by one,
+    /// which is what the class's `__init__` (shared/frozen.py `fast_init`, or the
+    /// dataclass's own) does, without running it: a Python frame per record was a fifth
+    /// of the native extract.
+    fn make(&self, py: Python<'_>, values: Vec<PyObject>) -> PyResult<PyObject> {
+        if values.len() != self.fields.len() {
+            return Err(PyKeyError::new_err("record arity"));
+        }
+        let cls = self.cls.bind(py);
+        let made = cls.call_method1(intern!(py, "__new__"), (cls,))?;
+        for (name, value) in self.fields.iter().zip(values) {
+            set_slot(py, &made, name.bind(py), value.bind(py))?;
+        }
+        Ok(made.unbind())
+    }
+}
+
 /// Set a slot through `object.__setattr__` (past a class's own `__setattr__`, as
 /// `uuid.UUID.__init__` does).
-fn set_slot(py: Python<'_>, target: &Bound<'_, PyAny>, name: &Bound<'_, PyString>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+fn set_slot(
+    py: Python<'_>,
+    target: &Bound<'_, PyAny>,
+    name: &Bound<'_, PyString>,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
     // SAFETY: three live references held by the caller; the call only reads them.
-    let rc = unsafe { pyo3::ffi::PyObject_GenericSetAttr(target.as_ptr(), name.as_ptr(), value.as_ptr()) };
+    let rc = unsafe {
+        pyo3::ffi::PyObject_GenericSetAttr(target.as_ptr(), name.as_ptr(), value.as_ptr())
+    };
     if rc < 0 {
         return Err(PyErr::fetch(py));
     }
@@ -428,34 +549,38 @@ fn set_slot(py: Python<'_>, target: &Bound<'_, PyAny>, name: &Bound<'_, PyString
 }
 
 /// The Python value orjson.loads gives for a parsed JSON value.
-fn to_python(py: Python<'_>, value: &Value) -> PyResult<PyObject> {
+fn to_python(py: Python<'_>, value: &Json<'_>) -> PyResult<PyObject> {
     Ok(match value {
-        Value::Null => py.None(),
-        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
-        Value::Number(n) => {
+        Json::Null => py.None(),
+        Json::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
+        Json::Number(n) => {
             if let Some(i) = n.as_i64() {
                 i.into_pyobject(py)?.into_any().unbind()
             } else if let Some(u) = n.as_u64() {
                 u.into_pyobject(py)?.into_any().unbind()
             } else {
-                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any().unbind()
+                n.as_f64()
+                    .unwrap_or(f64::NAN)
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind()
             }
         }
-        Value::String(s) => PyString::new(py, s).into_any().unbind(),
-        Value::Array(list) => {
+        Json::String(s) => PyString::new(py, s).into_any().unbind(),
+        Json::Array(list) => {
             let made = PyList::empty(py);
             for item in list {
                 made.append(to_python(py, item)?)?;
             }
             made.into_any().unbind()
         }
-        Value::Object(map) => to_python_object(py, map)?,
+        Json::Object(map) => to_python_object(py, map)?,
     })
 }
 
-fn to_python_object(py: Python<'_>, map: &Obj) -> PyResult<PyObject> {
+fn to_python_object(py: Python<'_>, map: &Obj<'_>) -> PyResult<PyObject> {
     let made = PyDict::new(py);
-    for (key, item) in map {
+    for (key, item) in map.iter() {
         made.set_item(key, to_python(py, item)?)?;
     }
     Ok(made.into_any().unbind())
@@ -467,7 +592,13 @@ pub fn text_value(py: Python<'_>, value: Option<&str>) -> PyObject {
 }
 
 pub fn int_value(py: Python<'_>, value: Option<i64>) -> PyObject {
-    value.map_or_else(|| py.None(), |i| i.into_pyobject(py).map_or_else(|_| py.None(), |v| v.into_any().unbind()))
+    value.map_or_else(
+        || py.None(),
+        |i| {
+            i.into_pyobject(py)
+                .map_or_else(|_| py.None(), |v| v.into_any().unbind())
+        },
+    )
 }
 
 #[pymodule]

@@ -100,9 +100,17 @@ pub fn typed_job(
     time: &PyObject,
     parent: Option<&Key>,
 ) -> R<()> {
-    let parent = parent.filter(|p| *p != key).map_or_else(|| py.None(), |p| p.tuple.clone_ref(py));
+    let parent = parent
+        .filter(|p| *p != key)
+        .map_or_else(|| py.None(), |p| p.tuple.clone_ref(py));
     let name = key.tuple.bind(py).get_item(2)?.unbind();
-    let args = vec![key.location.clone_ref(py), name, x.job_type(py, job_type)?, parent, time.clone_ref(py)];
+    let args = vec![
+        key.location.clone_ref(py),
+        name,
+        x.job_type(py, job_type)?,
+        parent,
+        time.clone_ref(py),
+    ];
     x.out.jobs.push(x.call(py, x.classes().0, args)?);
     Ok(())
 }
@@ -119,12 +127,14 @@ fn referenced_run(
     x: &mut Extractor,
     py: Python<'_>,
     ev: &Event,
-    facet: Option<&crate::facets::Obj>,
+    facet: Option<&crate::facets::Obj<'_>>,
 ) -> R<Option<Parent>> {
     let id = uuid_at(obj(facet, &["run"]), "runId")?;
     let job = obj(facet, &["job"]);
     let (namespace, name) = (text_of(job, "namespace")?, text_of(job, "name")?);
-    let (Some(id), Some(namespace), Some(name)) = (id, namespace, name) else { return Ok(None) };
+    let (Some(id), Some(namespace), Some(name)) = (id, namespace, name) else {
+        return Ok(None);
+    };
     if id == ev.env.run_id {
         return Ok(None);
     }
@@ -136,8 +146,18 @@ fn referenced_run(
 }
 
 /// `bare_run`: a run known only by reference, UNKNOWN status, no times of its own.
-pub fn bare_run(x: &mut Extractor, py: Python<'_>, ev: &Event, id: u128, job: &Key, fields: RunFields) -> R<PyObject> {
-    let record = RunRecord { status: 0, ..RunRecord::default() };
+pub fn bare_run(
+    x: &mut Extractor,
+    py: Python<'_>,
+    ev: &Event,
+    id: u128,
+    job: &Key,
+    fields: RunFields,
+) -> R<PyObject> {
+    let record = RunRecord {
+        status: 0,
+        ..RunRecord::default()
+    };
     run_record(x, py, ev, id, job, record, fields)
 }
 
@@ -200,7 +220,11 @@ fn base_run(
         parent_run_id: parent.map(|p| p.run.clone_ref(py)),
         started: is(kind, &STARTING),
         ended: is(kind, &ENDING),
-        ended_reason: if is(kind, &FAILING) { error_message(ev)? } else { None },
+        ended_reason: if is(kind, &FAILING) {
+            error_message(ev)?
+        } else {
+            None
+        },
         root_run_id: root_run_id(x, py, ev)?,
     };
     run_record(x, py, ev, ev.env.run_id, job, record, fields)
@@ -238,11 +262,18 @@ fn base_operation(
     let created_at = x.created_at(py, id, &ev.time)?;
     let job_facets = ev.env.job_facets;
     let default_name = truncate(ev.env.job_name, MAX_NAME);
-    let name = f.name.as_deref().or((!default_name.is_empty()).then_some(default_name));
+    let name = f
+        .name
+        .as_deref()
+        .or((!default_name.is_empty()).then_some(default_name));
     let sql = text_of(obj(job_facets, &["sql"]), "query")?.map(|s| s.into_owned());
     let documentation = text_of(obj(job_facets, &["documentation"]), "description")?;
     let description = f.description.as_deref().or(documentation.as_deref());
-    let ended_reason = if is(kind, &FAILING) { error_message(ev)? } else { None };
+    let ended_reason = if is(kind, &FAILING) {
+        error_message(ev)?
+    } else {
+        None
+    };
     let args = vec![
         x.uuid(py, id)?,
         created_at.clone_ref(py),
@@ -256,7 +287,11 @@ fn base_operation(
         text_value(py, description),
         text_value(py, sql.as_deref()),
         text_value(py, ended_reason.as_deref()),
-        if is(kind, &STARTING) { time() } else { py.None() },
+        if is(kind, &STARTING) {
+            time()
+        } else {
+            py.None()
+        },
         if is(kind, &ENDING) { time() } else { py.None() },
         py.None(), // field_times: set by merge
     ];
@@ -285,7 +320,13 @@ pub fn generic(
     if operation_row {
         x.out.operations.push(record);
     }
-    Ok(Placement { operation: ev.run.clone_ref(py), created_at, run: ev.run.clone_ref(py), job, sql })
+    Ok(Placement {
+        operation: ev.run.clone_ref(py),
+        created_at,
+        run: ev.run.clone_ref(py),
+        job,
+        sql,
+    })
 }
 
 /// `as_operation`: the event as an operation (id = its run id) of its parent's run.
