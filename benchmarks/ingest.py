@@ -199,6 +199,9 @@ async def run_once(
         "events_file": str(events_file),
         "seed": meta["seed"],
         "keyed": keyed,
+        # Settings the consumers got from this environment (THREADLINE__CONSUMER__NATIVE_EXTRACT=
+        # false: the Python decode + extract only, for A/B rounds).
+        "settings": {k: v for k, v in os.environ.items() if k.startswith("THREADLINE__")},
         "wall_s": round(wall, 3),
         "events_per_s": round(meta["events"] / wall, 1),
         "produce_s": round(produce_s, 3),

@@ -9,6 +9,12 @@ benchmarks/setup.sh
 # Ingest: Threadline, 1 and 2 consumer processes, 20k events.
 $PY -m benchmarks.ingest --system threadline --consumers 1 2 \
   --events-file /tmp/bench-data/events-20k.ndjson --out $R/ingest.json
+# The same with the Python decode + extract only (the native step's A/B).
+THREADLINE__CONSUMER__NATIVE_EXTRACT=false $PY -m benchmarks.ingest --system threadline \
+  --consumers 1 2 --events-file /tmp/bench-data/events-20k.ndjson --out $R/ingest.json
+# In process: each stage's CPU per event (native too), records per event, the real corpus.
+$PY -m benchmarks.stages --events-file /tmp/bench-data/events-20k.ndjson > $R/stages-native.json
+$PY -m benchmarks.floor --events-file /tmp/bench-data/events-20k.ndjson --out $R/floor-20k.json
 # The same events with UUIDv4 run ids, and without Kafka keys (random partitions).
 $PY -m benchmarks.ingest --system threadline --consumers 1 2 \
   --events-file /tmp/bench-data/events-20k-v4.ndjson --out $R/ingest.json
