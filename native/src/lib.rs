@@ -180,7 +180,7 @@ impl Extractor {
 
     /// The records of `payload` (an `Extracted`), or None: the Python path decides.
     fn extract(&mut self, py: Python<'_>, payload: &[u8], max_bytes: usize) -> Option<PyObject> {
-        self.run(py, payload, max_bytes).ok()
+        self.guarded(py, payload, max_bytes).ok()
     }
 
     /// Why `extract` declines `payload`, or None if it does not (for tests and tools).
@@ -190,7 +190,7 @@ impl Extractor {
         payload: &[u8],
         max_bytes: usize,
     ) -> Option<String> {
-        let Err(Stop { reason, error }) = self.run(py, payload, max_bytes) else {
+        let Err(Stop { reason, error }) = self.guarded(py, payload, max_bytes) else {
             return None;
         };
         Some(match error {
@@ -201,6 +201,13 @@ impl Extractor {
 }
 
 impl Extractor {
+    /// `run`, with a panic (a bug here) declined like any other event this side does not
+    /// read, so that the Python path still handles it and the consumer never stops on it.
+    fn guarded(&mut self, py: Python<'_>, payload: &[u8], max_bytes: usize) -> R<PyObject> {
+        let run = std::panic::AssertUnwindSafe(|| self.run(py, payload, max_bytes));
+        std::panic::catch_unwind(run).unwrap_or_else(|_| Err(stop("panic")))
+    }
+
     fn run(&mut self, py: Python<'_>, payload: &[u8], max_bytes: usize) -> R<PyObject> {
         if payload.len() > max_bytes {
             return Err(stop("too large"));
