@@ -7,7 +7,7 @@ Runs decode -> extract -> merge (and, with --write-db, the writer against a fres
 database) over the stream in 2,000-event batches and prints CPU microseconds per event of
 each stage (process CPU time, the best of --repeat runs, so a busy machine inflates it less
 than wall time). With the native module built, also its decode + extract (`native`, the
-Python path taking what it declines) and the merge of what it made (`native_merge`).
+Python path taking what it declines) and its merge of what that made (`native_merge`).
 To measure a proposed change to `consumer/` without touching the shared tree, copy
 `consumer/` and `shared/` elsewhere, edit the copy and run with PYTHONPATH=<copy> so the
 copy is imported instead.
@@ -30,7 +30,7 @@ from benchmarks.systems import Threadline
 from consumer.decode import Reject, decode
 from consumer.extract import extract
 from consumer.merge import merge
-from consumer.native import NativeExtract, native_extractor
+from consumer.native import NativeExtract, NativeMerge, native_extractor, native_merger
 from consumer.records import Extracted
 from consumer.write import Writer
 from shared.db import create_engine
@@ -59,7 +59,9 @@ def python_stages(values: list[bytes]) -> tuple[dict[str, float], list[Extracted
     return spent, merged
 
 
-def native_stages(values: list[bytes], native: NativeExtract) -> dict[str, float]:
+def native_stages(
+    values: list[bytes], native: NativeExtract, native_merge: NativeMerge
+) -> dict[str, float]:
     """CPU seconds of the native decode + extract (Python for what it declines) and merge."""
     spent = {"native": 0.0, "native_merge": 0.0}
     for start in range(0, len(values), BATCH):
@@ -74,7 +76,7 @@ def native_stages(values: list[bytes], native: NativeExtract) -> dict[str, float
             if part is not None:
                 parts.append(part)
         t1 = time.process_time()
-        merge(parts)
+        native_merge(parts)
         spent["native"] += t1 - t0
         spent["native_merge"] += time.process_time() - t1
     return spent
@@ -111,11 +113,11 @@ def main() -> None:
         tune_gc()  # as consumer/__main__.py does
     best: dict[str, float] = {}
     batches: list[Extracted] = []
-    native = native_extractor()
+    native, native_merge = native_extractor(), native_merger()
     for _ in range(args.repeat):
         spent, batches = python_stages(values)
-        if native is not None:
-            spent.update(native_stages(values, native))
+        if native is not None and native_merge is not None:
+            spent.update(native_stages(values, native, native_merge))
         best = {k: min(v, best.get(k, v)) for k, v in spent.items()}
     if args.write_db:
         best.update(asyncio.run(write_stage(batches, args.write_db)))

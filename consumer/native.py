@@ -19,11 +19,15 @@ from collections.abc import Callable
 from datetime import UTC
 
 from consumer.extract import datasets
+from consumer.merge import RULES
 from consumer.records import (
     ColumnLineageRecord,
+    DatasetRecord,
     Extracted,
     IORecord,
+    JobDatasetRecord,
     JobRecord,
+    LocationRecord,
     OperationRecord,
     RunRecord,
     SymlinkRecord,
@@ -34,6 +38,7 @@ from shared.uuids import from_millis
 log = logging.getLogger("threadline.consumer")
 
 NativeExtract = Callable[[bytes, int], Extracted | None]
+NativeMerge = Callable[[list[Extracted]], Extracted]
 
 
 def native_extractor() -> NativeExtract | None:
@@ -69,3 +74,28 @@ def native_extractor() -> NativeExtract | None:
     }
     extract: NativeExtract = threadline_native.Extractor(config).extract
     return extract
+
+
+def native_merger() -> NativeMerge | None:
+    """`consumer.merge.merge` with its combining rules in Rust (the same records, kept and
+    sorted by the same Python keys), or None if the module is not built."""
+    try:
+        # Imported here: optional, the Python path works without it.
+        import threadline_native
+    except ImportError:
+        return None
+    config = {
+        "Extracted": Extracted,
+        "LocationRecord": LocationRecord,
+        "DatasetRecord": DatasetRecord,
+        "JobRecord": JobRecord,
+        "RunRecord": RunRecord,
+        "OperationRecord": OperationRecord,
+        "IORecord": IORecord,
+        "ColumnLineageRecord": ColumnLineageRecord,
+        "JobDatasetRecord": JobDatasetRecord,
+        # merge.RULES's own key functions, in its order: the same keys, grouped and sorted alike.
+        "keys": [key for key, _ in RULES.values()],
+    }
+    merged: NativeMerge = threadline_native.Merger(config).merge
+    return merged

@@ -8,3 +8,8 @@ class Extractor:
         """The `Extracted` records of `payload`, or None: the Python path decides."""
     def decline_reason(self, payload: bytes, max_bytes: int) -> str | None:
         """Why `extract` declines `payload`, or None if it does not."""
+
+class Merger:
+    def __init__(self, config: dict[str, Any]) -> None: ...
+    def merge(self, parts: Any) -> Any:
+        """consumer.merge.merge(parts), the combining in Rust (RuntimeError on a bug)."""

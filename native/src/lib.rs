@@ -14,6 +14,7 @@ mod facets;
 mod integrations;
 mod io;
 mod json;
+mod merge;
 mod runs;
 
 use facets::{stop, Obj, Stop, R};
@@ -611,5 +612,6 @@ pub fn int_value(py: Python<'_>, value: Option<i64>) -> PyObject {
 #[pymodule]
 fn threadline_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Extractor>()?;
+    m.add_class::<merge::Merger>()?;
     Ok(())
 }

@@ -1,4 +1,5 @@
-"""The native decode + extract gives the Python path's records, or declines.
+"""The native decode + extract gives the Python path's records, or declines; the native
+merge gives consumer.merge.merge's result.
 
 `threadline_native` (native/, Rust) is a fast path only: for every payload it must return
 exactly what `extract(decode(payload))` returns, or None, and then the Python path runs.
@@ -9,7 +10,7 @@ real events (wrong types, odd spellings, missing and extra fields at every depth
 
 import copy
 import random
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import pytest
@@ -19,9 +20,12 @@ from hypothesis import strategies as st
 from benchmarks.generate import generate
 from consumer.decode import DecodeError, Reject, decode
 from consumer.extract import extract
-from consumer.ingest import DEFAULT_MAX_EVENT_BYTES
-from consumer.native import NativeExtract, native_extractor
+from consumer.ingest import DEFAULT_MAX_EVENT_BYTES, Pipeline
+from consumer.merge import merge
+from consumer.native import NativeExtract, NativeMerge, native_extractor, native_merger
 from consumer.records import Extracted
+from consumer.retry import Backoff
+from consumer.write import Writer
 from tests.corpus import corpus_events
 
 pytestmark = pytest.mark.unit
@@ -202,3 +206,67 @@ RUN_EVENTS = _run_events()
 def test_mutations(native: NativeExtract, index: int, rng: random.Random) -> None:
     payload = orjson.dumps(_mutate(RUN_EVENTS[index], rng))
     assert_same(native, payload)
+
+
+# ---- merge ----
+
+
+@pytest.fixture(scope="module")
+def native_merge() -> NativeMerge:
+    found = native_merger()
+    if found is None:
+        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    return found
+
+
+def _parts() -> list[Extracted]:
+    """Extracted events of every kind the pipeline merges: real, generated and mutated."""
+    found = [python_path(e.payload) for e in corpus_events()]
+    found += [python_path(v) for v in _stream(300, seed=5, run_ids="v7")]
+    found += [python_path(v) for v in _stream(100, seed=6, run_ids="v4")]
+    rng = random.Random(2)
+    found += [python_path(orjson.dumps(_mutate(rng.choice(RUN_EVENTS), rng))) for _ in range(300)]
+    return [p for p in found if isinstance(p, Extracted)]
+
+
+PARTS = _parts()
+
+
+def test_merge_of_a_stream(native_merge: NativeMerge) -> None:
+    stream = [python_path(v) for v in _stream(2000, seed=9, run_ids="v7")]
+    parts = [p for p in stream if isinstance(p, Extracted)]
+    for start in range(0, len(parts), 500):
+        assert native_merge(parts[start : start + 500]) == merge(parts[start : start + 500])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_merge_of_random_batches(native_merge: NativeMerge, rng: random.Random) -> None:
+    """Any mix, repeated parts, and a part that is itself a merged batch (the pipeline merges
+    merged halves when it isolates a bad event): the same result as merge."""
+    batch = [rng.choice(PARTS) for _ in range(rng.randint(1, 40))]
+    if rng.random() < 0.3:
+        batch.append(rng.choice(batch))
+    if rng.random() < 0.3 and len(batch) > 2:
+        batch = [merge(batch[: len(batch) // 2]), *batch[len(batch) // 2 :]]
+    rng.shuffle(batch)
+    assert native_merge(batch) == merge(batch)
+
+
+def test_merge_of_nothing(native_merge: NativeMerge) -> None:
+    assert native_merge([]) == merge([])
+
+
+async def test_pipeline_merges_in_python_when_the_native_merge_fails() -> None:
+    def broken(parts: list[Extracted]) -> Extracted:
+        raise RuntimeError("native merge panicked")
+
+    pipeline = Pipeline(
+        cast(Writer, None), max_event_bytes=DEFAULT_MAX_EVENT_BYTES, backoff=Backoff()
+    )
+    assert pipeline.native_merge is not None
+    pipeline.native_merge = broken
+    payloads = _stream(200, seed=4, run_ids="v7")
+    prepared = await pipeline.prepare(payloads)
+    parts = [python_path(p) for p in payloads]
+    assert prepared.merged == merge([p for p in parts if isinstance(p, Extracted)])
