@@ -281,6 +281,7 @@ def create_app(settings: ConsumerSettings, engine: AsyncEngine | None = None) ->
         batch_timeout_ms=kafka.batch_timeout_ms,
         max_partition_fetch_bytes=kafka.max_partition_fetch_bytes,
         fetch_max_bytes=kafka.fetch_max_bytes,
+        fetch_max_wait_ms=kafka.fetch_max_wait_ms,
         session_timeout_ms=kafka.session_timeout_ms,
         decoder=_no_decode,
     )

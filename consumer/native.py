@@ -1,4 +1,5 @@
-"""The native fast path of decode + extract (`threadline_native`, Rust, in `native/`).
+"""The native fast paths of decode + extract and of merge (`threadline_native`, Rust, in
+`native/`).
 
 `native_extractor()` returns a function payload -> Extracted | None. It gives exactly the
 records `extract(decode(payload))` gives, or None when the event is outside what it reads
@@ -11,6 +12,10 @@ Why: decode + extract in Python cost ~75-90 CPU-us per benchmark event, most of 
 consumer's budget (benchmarks/README.md, "Why 10,000 events/s is out of reach"). The
 native walk builds the same record objects; naming, schema digests and SQL verbs are
 the Python functions themselves, called once per distinct name (memoised on both sides).
+
+`native_merger()` returns `consumer.merge.merge` with its combining rules in Rust: the keys
+are merge.RULES's own, kept in a Python dict and sorted by Python, so only the rules moved
+(merge was the consumer's largest stage once decode and extract were native).
 """
 
 import logging

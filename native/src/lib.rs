@@ -8,6 +8,9 @@
 //! compares the two on the benchmark streams, the real-event corpus and mutations of it.
 //! Names, schemas and SQL verbs go through the Python functions themselves (memoised on
 //! both sides), so the naming rules have one implementation.
+//!
+//! `merge.rs` holds `Merger`, the combining rules of `consumer/merge.py` over the same
+//! Python records.
 
 mod envelope;
 mod facets;
