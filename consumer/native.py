@@ -23,8 +23,8 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC
 
-from consumer.extract import datasets
-from consumer.merge import RULES
+from consumer.extract import EXTRACTORS, PRODUCERS, airflow, datasets, spark
+from consumer.merge import OPERATION_FIELDS, RULES, RUN_FIELDS
 from consumer.records import (
     ColumnLineageRecord,
     DatasetRecord,
@@ -71,13 +71,23 @@ def native_extractor() -> NativeExtract | None:
         "metastore": SymlinkType.METASTORE,
         "warehouse": SymlinkType.WAREHOUSE,
         "path_families": datasets.PATH_FAMILIES,
+        # The extractors' own tables, so that they have one definition.
+        "producers": list(PRODUCERS),
+        "integrations": set(EXTRACTORS),
+        "spark_operation_types": spark.OPERATION_TYPES,
+        "anonymous_owners": airflow.ANONYMOUS_OWNERS,
+        "lifecycle": {name: int(bits) for name, bits in datasets.LIFECYCLE.items()},
         "dataset": datasets.dataset_records,
         "job_location": datasets.job_location,
         "schema": datasets.schema_record,
         "sql_output_type": datasets.sql_output_type,
         "from_millis": from_millis,
     }
-    extract: NativeExtract = threadline_native.Extractor(config).extract
+    try:
+        extract: NativeExtract = threadline_native.Extractor(config).extract
+    except Exception:  # a module built from other sources than these: run without it
+        log.exception("threadline_native does not fit this consumer: decode + extract in Python")
+        return None
     return extract
 
 
@@ -101,6 +111,12 @@ def native_merger() -> NativeMerge | None:
         "JobDatasetRecord": JobDatasetRecord,
         # merge.RULES's own key functions, in its order: the same keys, grouped and sorted alike.
         "keys": [key for key, _ in RULES.values()],
+        "run_fields": list(RUN_FIELDS),
+        "operation_fields": list(OPERATION_FIELDS),
     }
-    merged: NativeMerge = threadline_native.Merger(config).merge
+    try:
+        merged: NativeMerge = threadline_native.Merger(config).merge
+    except Exception:  # field orders that changed in Python and not in native/src/merge.rs
+        log.exception("threadline_native does not fit this consumer: merging in Python")
+        return None
     return merged

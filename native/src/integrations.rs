@@ -13,23 +13,15 @@ use crate::runs::{
 use crate::Extractor;
 use pyo3::prelude::*;
 
-/// Producer URL fragments for events without a jobType facet (`PRODUCERS`).
-const PRODUCERS: [(&str, &str); 7] = [
-    ("/integration/spark", "SPARK"),
-    ("providers-openlineage", "AIRFLOW"),
-    ("/integration/airflow", "AIRFLOW"),
-    ("/integration/dbt", "DBT"),
-    ("/integration/flink", "FLINK"),
-    ("/integration/hive", "HIVE"),
-    ("debezium", "DEBEZIUM"),
-];
-
-/// The integration's extractor (`EXTRACTORS.get(integration(event), _generic)`).
+/// The integration's extractor (`EXTRACTORS.get(integration(event), _generic)`); the
+/// integrations with a mapping of their own other than these two decline.
 pub fn extract(x: &mut Extractor, py: Python<'_>, ev: &Event) -> R<Placement> {
-    match integration(ev)?.as_str() {
+    match integration(x, ev)?.as_str() {
         "SPARK" => spark(x, py, ev),
         "AIRFLOW" => airflow(x, py, ev),
-        "DBT" | "FLINK" | "HIVE" | "DEBEZIUM" => Err(stop("integration mapped in Python only")),
+        other if x.rules.integrations.contains(other) => {
+            Err(stop("integration mapped in Python only"))
+        }
         _ => generic(
             x,
             py,
@@ -43,15 +35,18 @@ pub fn extract(x: &mut Extractor, py: Python<'_>, ev: &Event) -> R<Placement> {
 }
 
 /// `integration(event)`: from the jobType facet, else from the producer URL.
-fn integration(ev: &Event) -> R<String> {
+fn integration(x: &Extractor, ev: &Event) -> R<String> {
     if let Some(declared) = text(obj(ev.env.job_facets, &["jobType"]), "integration", 100)? {
         return upper(strip(&declared)?);
     }
     let producer = lower(ev.env.producer)?;
-    Ok(PRODUCERS
+    let found = x
+        .rules
+        .producers
         .iter()
-        .find(|(marker, _)| producer.contains(marker))
-        .map_or("GENERIC", |(_, name)| name)
+        .find(|(marker, _)| producer.contains(marker.as_str()));
+    Ok(found
+        .map_or("GENERIC", |(_, name)| name.as_str())
         .to_string())
 }
 
@@ -62,11 +57,9 @@ fn job_type_facet(ev: &Event) -> R<String> {
 
 // ---- Spark ----
 
-const OPERATION_TYPES: [&str; 3] = ["SQL_JOB", "JOB", "RDD_JOB"];
-
 fn spark(x: &mut Extractor, py: Python<'_>, ev: &Event) -> R<Placement> {
     let job_type = job_type_facet(ev)?;
-    if OPERATION_TYPES.contains(&job_type.as_str()) {
+    if x.rules.spark_operation_types.contains(&job_type) {
         if let Some(parent) = parent_of(x, py, ev)? {
             return spark_operation(x, py, ev, &parent, job_type);
         }
@@ -153,9 +146,9 @@ fn airflow(x: &mut Extractor, py: Python<'_>, ev: &Event) -> R<Placement> {
     let facet = truthy(obj(facets, &["airflow"])).or_else(|| obj(facets, &["airflowDagRun"]));
     let dag_run = obj(facet, &["dagRun"]);
     let run_type = text(dag_run, "run_type", 100)?;
-    let mut user = owner(obj(facet, &["task"]))?;
+    let mut user = owner(x, obj(facet, &["task"]))?;
     if user.is_none() {
-        user = owner(obj(facet, &["dag"]))?;
+        user = owner(x, obj(facet, &["dag"]))?;
     }
     let mut fields = RunFields {
         external_id: text_of(dag_run, "run_id")?.map(|s| s.into_owned()),
@@ -218,10 +211,10 @@ fn task_operation(ev: &Event, facet: Option<&Obj<'_>>) -> R<OperationFields> {
 }
 
 /// `owner`: an owner that names someone (not Airflow's default, not masked `***`).
-fn owner(facet: Option<&Obj<'_>>) -> R<Option<String>> {
+fn owner(x: &Extractor, facet: Option<&Obj<'_>>) -> R<Option<String>> {
     let raw = text(facet, "owner", 200)?;
     let name = strip(raw.as_deref().unwrap_or(""))?;
-    let anonymous = matches!(lower(name)?.as_str(), "airflow" | "");
+    let anonymous = x.rules.anonymous_owners.contains(&lower(name)?);
     if anonymous || name.trim_matches('*').is_empty() {
         return Ok(None);
     }

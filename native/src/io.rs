@@ -13,15 +13,6 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 const MAX_FORMAT_LENGTH: usize = 100;
-/// OutputType bits (shared/enums.py) of the lifecycleStateChange values.
-const LIFECYCLE: [(&str, i64); 6] = [
-    ("CREATE", 1),
-    ("ALTER", 2),
-    ("RENAME", 4),
-    ("OVERWRITE", 16),
-    ("DROP", 32),
-    ("TRUNCATE", 64),
-];
 const APPEND: i64 = 8;
 const DIRECT: i64 = 1;
 const INDIRECT: i64 = 2;
@@ -182,7 +173,7 @@ fn output_types(x: &mut Extractor, py: Python<'_>, dataset: &Obj<'_>, sql: Optio
     let facet = obj(Some(dataset), &["facets", "lifecycleStateChange"]);
     if let Some(change) = text_of(facet, "lifecycleStateChange")? {
         let change = upper(&change)?;
-        if let Some((_, bits)) = LIFECYCLE.iter().find(|(name, _)| *name == change) {
+        if let Some(bits) = x.rules.lifecycle.get(&change) {
             return Ok(*bits);
         }
     }

@@ -98,6 +98,20 @@ struct Types {
     path_families: HashSet<String>,
 }
 
+/// The extractors' own tables, from the Python modules that define them (one source).
+pub struct Rules {
+    /// consumer.extract.PRODUCERS: (producer URL fragment, integration).
+    pub producers: Vec<(String, String)>,
+    /// consumer.extract.EXTRACTORS: integrations with a mapping of their own.
+    pub integrations: HashSet<String>,
+    /// consumer.extract.spark.OPERATION_TYPES.
+    pub spark_operation_types: HashSet<String>,
+    /// consumer.extract.airflow.ANONYMOUS_OWNERS.
+    pub anonymous_owners: HashSet<String>,
+    /// consumer.extract.datasets.LIFECYCLE, as OutputType bits.
+    pub lifecycle: HashMap<String, i64>,
+}
+
 /// The Python functions that own a rule (naming, schema digests, SQL verbs, UUIDv7 times).
 struct Hooks {
     dataset: PyObject,
@@ -111,6 +125,7 @@ struct Hooks {
 pub struct Extractor {
     types: Types,
     hooks: Hooks,
+    pub rules: Rules,
     /// The records of the event being read.
     out: Out,
     uuids: HashMap<u128, PyObject>,
@@ -168,9 +183,17 @@ impl Extractor {
             sql_output_type: item(config, "sql_output_type")?,
             from_millis: item(config, "from_millis")?,
         };
+        let rules = Rules {
+            producers: item(config, "producers")?.extract(py)?,
+            integrations: item(config, "integrations")?.extract(py)?,
+            spark_operation_types: item(config, "spark_operation_types")?.extract(py)?,
+            anonymous_owners: item(config, "anonymous_owners")?.extract(py)?,
+            lifecycle: item(config, "lifecycle")?.extract(py)?,
+        };
         Ok(Extractor {
             types,
             hooks,
+            rules,
             out: Out::default(),
             uuids: HashMap::new(),
             millis: HashMap::new(),

@@ -46,6 +46,8 @@ const RULES: [(&str, Combine); 10] = [
     ("job_datasets", Merger::job_datasets),
 ];
 
+// merge.RUN_FIELDS and merge.OPERATION_FIELDS come from Python (`config`); these are the
+// positions `_run` and `merge_operations` unpack them at, checked against the names given.
 const RUN_FIELDS: [&str; 10] = [
     "job",
     "parent_run_id",
@@ -72,6 +74,13 @@ const OPERATION_FIELDS: [&str; 7] = [
 macro_rules! at {
     ($obj:expr, $name:literal) => {
         $obj.getattr(intern!($obj.py(), $name))
+    };
+}
+
+/// `f(a.name, b.name)`: a rule over the same attribute of both records.
+macro_rules! pair {
+    ($f:ident, $a:expr, $b:expr, $name:literal) => {
+        $f(at!($a, $name)?, at!($b, $name)?)
     };
 }
 
@@ -179,6 +188,25 @@ fn latest<'py>(
     Ok((values, PyTuple::new(py, chosen)?.into_any()))
 }
 
+/// Python's field order (`config[key]`), interned; it must be the one the rules unpack.
+fn fields(
+    py: Python<'_>,
+    config: &Bound<'_, PyDict>,
+    key: &str,
+    expected: &[&str],
+) -> PyResult<Vec<Py<PyString>>> {
+    let names: Vec<String> = item(config, key)?.extract(py)?;
+    if names != expected {
+        return Err(PyRuntimeError::new_err(format!(
+            "{key} changed in Python: {names:?}"
+        )));
+    }
+    Ok(names
+        .iter()
+        .map(|n| PyString::intern(py, n).unbind())
+        .collect())
+}
+
 fn make(cls: &Class, py: Python<'_>, values: Vec<Bound<'_, PyAny>>) -> PyResult<PyObject> {
     cls.make(py, values.into_iter().map(Bound::unbind).collect())
 }
@@ -201,14 +229,8 @@ impl Merger {
             job_dataset: class("JobDatasetRecord")?,
             unknown: PyString::intern(py, "UNKNOWN").unbind(),
             keys: item(config, "keys")?.extract(py)?,
-            run_fields: RUN_FIELDS
-                .iter()
-                .map(|n| PyString::intern(py, n).unbind())
-                .collect(),
-            operation_fields: OPERATION_FIELDS
-                .iter()
-                .map(|n| PyString::intern(py, n).unbind())
-                .collect(),
+            run_fields: fields(py, config, "run_fields", &RUN_FIELDS)?,
+            operation_fields: fields(py, config, "operation_fields", &OPERATION_FIELDS)?,
         })
     }
 
@@ -359,8 +381,8 @@ impl Merger {
             at!(a, "location")?,
             at!(a, "name")?,
             kind,
-            greatest(at!(a, "parent")?, at!(b, "parent")?)?,
-            max(at!(a, "event_time")?, at!(b, "event_time")?)?,
+            pair!(greatest, a, b, "parent")?,
+            pair!(max, a, b, "event_time")?,
         ];
         make(&self.job, py, values)
     }
@@ -437,13 +459,13 @@ impl Merger {
         let v = |i: usize| values[i].clone();
         let record = vec![
             at!(a, "id")?,
-            min(at!(a, "created_at")?, at!(b, "created_at")?)?,
+            pair!(min, a, b, "created_at")?,
             v(0),
-            max(at!(a, "event_time")?, at!(b, "event_time")?)?,
-            max(at!(a, "status")?, at!(b, "status")?)?,
+            pair!(max, a, b, "event_time")?,
+            pair!(max, a, b, "status")?,
             v(1),
-            least(at!(a, "started_at")?, at!(b, "started_at")?)?,
-            greatest(at!(a, "ended_at")?, at!(b, "ended_at")?)?,
+            pair!(least, a, b, "started_at")?,
+            pair!(greatest, a, b, "ended_at")?,
             v(3),
             v(4),
             v(5),
@@ -451,7 +473,7 @@ impl Merger {
             v(7),
             v(8),
             v(9),
-            greatest(at!(a, "checkpoints")?, at!(b, "checkpoints")?)?,
+            pair!(greatest, a, b, "checkpoints")?,
             v(2),
             times,
         ];
@@ -469,19 +491,19 @@ impl Merger {
         let v = |i: usize| values[i].clone();
         let record = vec![
             at!(a, "id")?,
-            min(at!(a, "created_at")?, at!(b, "created_at")?)?,
+            pair!(min, a, b, "created_at")?,
             v(0),
-            max(at!(a, "event_time")?, at!(b, "event_time")?)?,
-            max(at!(a, "status")?, at!(b, "status")?)?,
+            pair!(max, a, b, "event_time")?,
+            pair!(max, a, b, "status")?,
             v(1),
             v(2),
-            least(at!(a, "position")?, at!(b, "position")?)?,
+            pair!(least, a, b, "position")?,
             v(3),
             v(4),
             v(5),
             v(6),
-            least(at!(a, "started_at")?, at!(b, "started_at")?)?,
-            greatest(at!(a, "ended_at")?, at!(b, "ended_at")?)?,
+            pair!(least, a, b, "started_at")?,
+            pair!(greatest, a, b, "ended_at")?,
             times,
         ];
         make(&self.operation, py, record)
@@ -507,16 +529,16 @@ impl Merger {
         let record = vec![
             at!(a, "direction")?,
             at!(a, "operation_id")?,
-            min(at!(a, "created_at")?, at!(b, "created_at")?)?,
+            pair!(min, a, b, "created_at")?,
             at!(owner, "run_id")?,
             at!(owner, "job")?,
             at!(a, "dataset")?,
-            max(at!(a, "event_time")?, at!(b, "event_time")?)?,
+            pair!(max, a, b, "event_time")?,
             schema,
             time,
-            greatest(at!(a, "num_rows")?, at!(b, "num_rows")?)?,
-            greatest(at!(a, "num_bytes")?, at!(b, "num_bytes")?)?,
-            greatest(at!(a, "num_files")?, at!(b, "num_files")?)?,
+            pair!(greatest, a, b, "num_rows")?,
+            pair!(greatest, a, b, "num_bytes")?,
+            pair!(greatest, a, b, "num_files")?,
             at!(a, "output_types")?
                 .call_method1(intern!(py, "__or__"), (at!(b, "output_types")?,))?,
         ];
@@ -539,7 +561,7 @@ impl Merger {
         let owner = if a_owns { a } else { b };
         let record = vec![
             at!(a, "operation_id")?,
-            min(at!(a, "created_at")?, at!(b, "created_at")?)?,
+            pair!(min, a, b, "created_at")?,
             at!(owner, "run_id")?,
             at!(owner, "job")?,
             at!(a, "source")?,
@@ -547,7 +569,7 @@ impl Merger {
             at!(a, "target")?,
             at!(a, "target_column")?,
             types,
-            max(at!(a, "event_time")?, at!(b, "event_time")?)?,
+            pair!(max, a, b, "event_time")?,
         ];
         make(&self.column_lineage, py, record)
     }
@@ -563,8 +585,8 @@ impl Merger {
             at!(a, "job")?,
             at!(a, "dataset")?,
             at!(a, "direction")?,
-            min(at!(a, "first_seen")?, at!(b, "first_seen")?)?,
-            max(at!(a, "last_seen")?, at!(b, "last_seen")?)?,
+            pair!(min, a, b, "first_seen")?,
+            pair!(max, a, b, "last_seen")?,
         ];
         make(&self.job_dataset, py, record)
     }
