@@ -270,3 +270,18 @@ async def test_pipeline_merges_in_python_when_the_native_merge_fails() -> None:
     prepared = await pipeline.prepare(payloads)
     parts = [python_path(p) for p in payloads]
     assert prepared.merged == merge([p for p in parts if isinstance(p, Extracted)])
+
+
+def test_an_integration_python_maps_itself_is_declined(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The native step reads Spark, Airflow and generic events; an integration that has an
+    extractor of its own in Python (EXTRACTORS) goes down the Python path, even a new one."""
+    doc = orjson.loads(_stream(1, seed=3, run_ids="v7")[0])
+    doc["job"]["facets"]["jobType"]["integration"] = "TRINO"
+    payload = orjson.dumps(doc)
+    before = native_extractor()
+    assert before is not None
+    assert before(payload, DEFAULT_MAX_EVENT_BYTES) is not None  # read as generic
+    monkeypatch.setattr("consumer.native.EXTRACTORS", {"TRINO": object()})
+    after = native_extractor()
+    assert after is not None
+    assert after(payload, DEFAULT_MAX_EVENT_BYTES) is None
