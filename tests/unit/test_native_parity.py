@@ -208,6 +208,35 @@ def test_mutations(native: NativeExtract, index: int, rng: random.Random) -> Non
     assert_same(native, payload)
 
 
+# Bytes that JSON parsers disagree about when misplaced: quotes, escapes, lone surrogates,
+# NUL, invalid UTF-8, a BOM, leading zeros, out-of-range and huge numbers, comments, NaN.
+ODD_BYTES = [
+    *(b'"', b"\\", b"{", b"}", b"[", b"]", b",", b":", b" ", b"\n", b"\t", b"0", b"-", b"."),
+    *(b"\\u", b"\\ud800", b"\\ud83d\\ude00", b"\x00", b"\x1f", b"\xff", b"\xc3", b"\xef\xbb\xbf"),
+    *(b"01", b"-0", b"1e400", b"1e-400", b"123456789012345678901234567890"),
+    *(b"null", b"true", b"\\x", b"/*", b"NaN", b"Infinity"),
+]
+SEEDS = [e.payload for e in corpus_events()] + _stream(60, seed=8, run_ids="v7")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_byte_mutations(native: NativeExtract, rng: random.Random) -> None:
+    """Broken payloads, not only odd documents: the native parser must never accept what
+    the Python path rejects (or read it differently)."""
+    payload = bytearray(rng.choice(SEEDS))
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(payload) + 1)
+        kind = rng.random()
+        if kind < 0.4:
+            payload[at:at] = rng.choice(ODD_BYTES)
+        elif kind < 0.7 and len(payload) > 1:
+            del payload[at : at + rng.randint(1, 4)]
+        elif at < len(payload):
+            payload[at] = rng.randrange(256)
+    assert_same(native, bytes(payload))
+
+
 # ---- merge ----
 
 
