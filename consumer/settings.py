@@ -85,8 +85,9 @@ class ConsumerOptions(Section):
     )
     native_extract: bool = Field(
         default=True,
-        description="Decode and extract plain Spark, Airflow and generic RunEvents with the "
-        "native module (native/: the same records in about half the CPU); false: Python only.",
+        description="Decode, extract and merge with the native module (native/: plain Spark, "
+        "Airflow and generic RunEvents, the same records for about a third of the CPU); "
+        "false: Python only.",
     )
 
 
