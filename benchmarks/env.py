@@ -76,6 +76,20 @@ async def create_topic(name: str, partitions: int = 8) -> None:
         await admin.close()
 
 
+async def delete_topics(prefix: str) -> list[str]:
+    """Delete the topic `prefix` and those named `prefix.<suffix>` (its dead-letter topics):
+    a run's topic is never read again, and ~150 MB each filled the disk over many runs."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=KAFKA)
+    await admin.start()
+    try:
+        names = [t for t in await admin.list_topics() if t == prefix or t.startswith(f"{prefix}.")]
+        if names:
+            await admin.delete_topics(names)
+        return names
+    finally:
+        await admin.close()
+
+
 async def group_members(group: str) -> tuple[str, int]:
     """(state, member count) of a consumer group, e.g. ("Stable", 2)."""
     admin = AIOKafkaAdminClient(bootstrap_servers=KAFKA)

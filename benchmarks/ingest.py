@@ -3,8 +3,9 @@
     .venv/bin/python -m benchmarks.ingest --system threadline --consumers 1 2 \
         --events-file /tmp/bench-data/events-20k.ndjson
 
-Per run: a fresh database (migrated), a fresh 8-partition topic and consumer group; K consumer
-processes are started and the harness waits until the group is Stable with K members. Then
+Per run: a fresh database (migrated), a fresh 8-partition topic (deleted after the run, with
+its dead-letter topics) and consumer group; K consumer processes are started and the harness
+waits until the group is Stable with K members. Then
 the clock starts at the first produce, and stops at the first poll (every 50 ms) where the
 database holds every run and operation finished and every output (the stream's totals, see
 `benchmarks.systems`). Reported: wall time and events/s, consumer CPU seconds (all processes,
@@ -189,6 +190,7 @@ async def run_once(
         consumers.stop()
         for spy in spies:
             spy.wait(timeout=60)
+        await env.delete_topics(topic)
     cpu = [u.cpu_s - s for u, s in zip(usage, consumers.startup_cpu, strict=True)]
     result = {
         "system": system.name,
