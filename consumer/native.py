@@ -23,6 +23,7 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC
 
+from consumer.decode import parse_time
 from consumer.extract import EXTRACTORS, PRODUCERS, airflow, datasets, spark
 from consumer.merge import OPERATION_FIELDS, RULES, RUN_FIELDS
 from consumer.records import (
@@ -82,6 +83,8 @@ def native_extractor() -> NativeExtract | None:
         "schema": datasets.schema_record,
         "sql_output_type": datasets.sql_output_type,
         "from_millis": from_millis,
+        # eventTimes in any other spelling than Z / +00:00 with 0-6 fraction digits.
+        "parse_time": parse_time,
     }
     try:
         extract: NativeExtract = threadline_native.Extractor(config).extract

@@ -11,7 +11,10 @@ use crate::json::Json;
 pub struct Envelope<'a> {
     pub run_id: u128,
     pub event_type: Option<String>, // upper-cased, one of EVENT_STATUS
-    pub time: Time,
+    /// The eventTime as sent, and read here when it has the common spelling (else None:
+    /// `consumer.decode.parse_time` reads it).
+    pub time_text: &'a str,
+    pub time: Option<Time>,
     pub producer: &'a str,
     pub run_facets: Option<&'a Obj<'a>>,
     pub job_facets: Option<&'a Obj<'a>>,
@@ -51,12 +54,14 @@ pub fn read<'a>(raw: &'a Obj<'a>) -> R<Envelope<'a>> {
         .get("job")
         .and_then(Json::as_object)
         .ok_or_else(|| stop("job"))?;
+    let time_text = required(raw, "eventTime")?;
     Ok(Envelope {
         run_id: run_id(run)?,
         job_namespace: required(job, "namespace")?,
         job_name: required(job, "name")?,
         event_type: event_type(raw.get("eventType"))?,
-        time: event_time(required(raw, "eventTime")?)?,
+        time_text,
+        time: event_time(time_text),
         producer: raw.get("producer").and_then(Json::as_str).unwrap_or(""),
         run_facets: obj(Some(run), &["facets"]),
         job_facets: obj(Some(job), &["facets"]),
@@ -119,9 +124,13 @@ fn datasets<'a>(value: Option<&'a Json<'a>>) -> R<Vec<&'a Obj<'a>>> {
 }
 
 /// `_common_time`: `YYYY-MM-DDTHH:MM:SS[.f{1,6}](Z|+00:00)`, the spelling nearly every
-/// producer sends; any other declines. Out-of-range fields decline when the datetime is
-/// made; years 1 and 9999 (the extremes decode refuses) decline here.
-fn event_time(s: &str) -> R<Time> {
+/// producer sends; None for any other, and for years 1 and 9999 (decode refuses the
+/// extremes), which `parse_time` then reads or rejects.
+fn event_time(s: &str) -> Option<Time> {
+    common_time(s).ok()
+}
+
+fn common_time(s: &str) -> R<Time> {
     let b = s.as_bytes();
     let digits = |from: usize, to: usize| -> R<u32> {
         let part = b.get(from..to).ok_or_else(|| stop("eventTime"))?;

@@ -120,6 +120,7 @@ struct Hooks {
     schema: PyObject,
     sql_output_type: PyObject,
     from_millis: PyObject,
+    parse_time: PyObject,
 }
 
 #[pyclass(unsendable, module = "threadline_native")]
@@ -183,6 +184,7 @@ impl Extractor {
             schema: item(config, "schema")?,
             sql_output_type: item(config, "sql_output_type")?,
             from_millis: item(config, "from_millis")?,
+            parse_time: item(config, "parse_time")?,
         };
         let rules = Rules {
             producers: item(config, "producers")?.extract(py)?,
@@ -249,7 +251,7 @@ impl Extractor {
         let env = envelope::read(raw)?;
         let event = runs::Event {
             run: self.uuid(py, env.run_id)?,
-            time: self.event_time(py, &env.time)?,
+            time: self.event_time(py, env.time.as_ref(), env.time_text)?,
             env,
         };
         // Records accumulate in `self.out`; a declined event leaves some there, dropped here.
@@ -309,7 +311,13 @@ impl Extractor {
         Ok(made.unbind())
     }
 
-    fn event_time(&self, py: Python<'_>, t: &envelope::Time) -> R<PyObject> {
+    /// The eventTime as a UTC datetime: made here for the common spelling, else read by
+    /// `consumer.decode.parse_time` itself (other offsets, none, 7-9 fraction digits), whose
+    /// DecodeError declines the event.
+    fn event_time(&self, py: Python<'_>, time: Option<&envelope::Time>, text: &str) -> R<PyObject> {
+        let Some(t) = time else {
+            return Ok(self.hooks.parse_time.bind(py).call1((text,))?.unbind());
+        };
         let utc = self.types.utc.bind(py);
         let made = PyDateTime::new(
             py,

@@ -84,6 +84,25 @@ def test_size_limit_and_broken_json_decline(native: NativeExtract) -> None:
     assert native(b'{"eventType": "START", "x": "\\u0000"}', DEFAULT_MAX_EVENT_BYTES) is None
 
 
+@pytest.mark.parametrize(
+    "event_time",
+    [
+        "2024-05-01T10:00:00.123456+02:00",  # another offset: the same instant in UTC
+        "2024-05-01T10:00:00.123456",  # no offset: read as UTC
+        "2024-05-01T10:00:00.391222794Z",  # nanoseconds (Debezium): cut to microseconds
+        "2024-05-01 10:00:00,5z",
+        "2024-05-01T00:30-01:30",  # the UTC date is the next day
+    ],
+)
+def test_other_event_time_spellings_are_read_by_parse_time(
+    native: NativeExtract, event_time: str
+) -> None:
+    doc = orjson.loads(_stream(1, seed=3, run_ids="v7")[0])
+    doc["eventTime"] = event_time
+    payload = orjson.dumps(doc)
+    assert assert_same(native, payload)  # read natively, parse_time reading the time
+
+
 def test_decline_reason(native: NativeExtract) -> None:
     extractor: Any = native.__self__  # type: ignore[attr-defined]
     payload = _stream(1, seed=3, run_ids="v7")[0]
