@@ -81,7 +81,7 @@ fn io_record(
         int_value(py, files),
         int_value(py, Some(types)),
     ];
-    x.call(py, x.classes().3, args)
+    Ok(x.types.io.make(py, args)?)
 }
 
 /// `add_dataset`: record a dataset with its symlinks; the key its lineage is stored under
@@ -232,7 +232,9 @@ fn add_column_lineage(
             int_value(py, Some(transformation_types(source)?)),
             ev.time.clone_ref(py),
         ];
-        x.out.column_lineage.push(x.call(py, x.classes().4, args)?);
+        x.out
+            .column_lineage
+            .push(x.types.column_lineage.make(py, args)?);
     }
     Ok(())
 }

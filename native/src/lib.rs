@@ -281,12 +281,7 @@ impl Extractor {
         for list in lists {
             args.push(PyList::new(py, list)?.into_any().unbind());
         }
-        self.call(py, &self.types.extracted, args)
-    }
-
-    /// `cls(*args)` for a record class: see `Class::make`.
-    pub fn call(&self, py: Python<'_>, cls: &Class, args: Vec<PyObject>) -> R<PyObject> {
-        Ok(cls.make(py, args)?)
+        Ok(self.types.extracted.make(py, args)?)
     }
 
     /// A `uuid.UUID` with this value, made as `UUID(hex)` makes it (its `int` and its
@@ -529,12 +524,7 @@ impl Extractor {
             target.tuple.clone_ref(py),
             kind.clone_ref(py),
         ];
-        self.call(py, &self.types.symlink, args)
-    }
-
-    pub fn classes(&self) -> (&Class, &Class, &Class, &Class, &Class) {
-        let t = &self.types;
-        (&t.job, &t.run, &t.operation, &t.io, &t.column_lineage)
+        Ok(self.types.symlink.make(py, args)?)
     }
 }
 

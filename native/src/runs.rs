@@ -111,7 +111,7 @@ pub fn typed_job(
         parent,
         time.clone_ref(py),
     ];
-    x.out.jobs.push(x.call(py, x.classes().0, args)?);
+    x.out.jobs.push(x.types.job.make(py, args)?);
     Ok(())
 }
 
@@ -202,7 +202,7 @@ fn run_record(
         r.root_run_id.unwrap_or_else(|| py.None()),
         py.None(), // field_times: set by merge
     ];
-    x.call(py, x.classes().1, args)
+    Ok(x.types.run.make(py, args)?)
 }
 
 /// `base_run`: the run the event describes.
@@ -295,7 +295,7 @@ fn base_operation(
         if is(kind, &ENDING) { time() } else { py.None() },
         py.None(), // field_times: set by merge
     ];
-    let record = x.call(py, x.classes().2, args)?;
+    let record = x.types.operation.make(py, args)?;
     Ok((record, created_at, sql))
 }
 
