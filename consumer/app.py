@@ -262,7 +262,7 @@ def create_app(settings: ConsumerSettings, engine: AsyncEngine | None = None) ->
     metrics = Metrics()
     backoff = Backoff(settings.consumer.retry_base_s, settings.consumer.retry_cap_s)
     pipeline = Pipeline(
-        Writer(engine),
+        Writer(engine, native=settings.consumer.native_extract),
         max_event_bytes=settings.consumer.max_event_bytes,
         backoff=backoff,
         native=settings.consumer.native_extract,

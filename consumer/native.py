@@ -16,12 +16,15 @@ the Python functions themselves, called once per distinct name (memoised on both
 `native_merger()` returns `consumer.merge.merge` with its combining rules in Rust: the keys
 are merge.RULES's own, kept in a Python dict and sorted by Python, so only the rules moved
 (merge was the consumer's largest stage once decode and extract were native).
+`native_rekeyer()` returns `consumer.rekey.rekey` the same way (the writer re-keys a batch
+whose location keys turned out to be one location: every batch of an aliased cluster).
 """
 
 import logging
 import uuid
 from collections.abc import Callable
 from datetime import UTC
+from typing import TYPE_CHECKING
 
 from consumer.decode import parse_time
 from consumer.extract import EXTRACTORS, PRODUCERS, airflow, datasets, spark
@@ -33,6 +36,7 @@ from consumer.records import (
     IORecord,
     JobDatasetRecord,
     JobRecord,
+    LocationKey,
     LocationRecord,
     OperationRecord,
     RunRecord,
@@ -41,10 +45,14 @@ from consumer.records import (
 from shared.enums import IODirection, JobType, SymlinkType
 from shared.uuids import from_millis
 
+if TYPE_CHECKING:
+    from threadline_native import Merger
+
 log = logging.getLogger("threadline.consumer")
 
 NativeExtract = Callable[[bytes, int], Extracted | None]
 NativeMerge = Callable[[list[Extracted]], Extracted]
+NativeRekey = Callable[[Extracted, dict[LocationKey, LocationKey]], Extracted]
 
 
 def native_extractor() -> NativeExtract | None:
@@ -97,6 +105,18 @@ def native_extractor() -> NativeExtract | None:
 def native_merger() -> NativeMerge | None:
     """`consumer.merge.merge` with its combining rules in Rust (the same records, kept and
     sorted by the same Python keys), or None if the module is not built."""
+    merger = _merger()
+    return None if merger is None else merger.merge
+
+
+def native_rekeyer() -> NativeRekey | None:
+    """`consumer.rekey.rekey` in Rust (the same records, re-merged by the native merge's
+    rules), or None if the module is not built."""
+    merger = _merger()
+    return None if merger is None else merger.rekey
+
+
+def _merger() -> "Merger | None":
     try:
         # Imported here: optional, the Python path works without it.
         import threadline_native
@@ -106,6 +126,7 @@ def native_merger() -> NativeMerge | None:
         "Extracted": Extracted,
         "LocationRecord": LocationRecord,
         "DatasetRecord": DatasetRecord,
+        "SymlinkRecord": SymlinkRecord,
         "JobRecord": JobRecord,
         "RunRecord": RunRecord,
         "OperationRecord": OperationRecord,
@@ -118,8 +139,7 @@ def native_merger() -> NativeMerge | None:
         "operation_fields": list(OPERATION_FIELDS),
     }
     try:
-        merged: NativeMerge = threadline_native.Merger(config).merge
+        return threadline_native.Merger(config)
     except Exception:  # field orders that changed in Python and not in native/src/merge.rs
         log.exception("threadline_native does not fit this consumer: merging in Python")
         return None
-    return merged

@@ -85,8 +85,8 @@ class ConsumerOptions(Section):
     )
     native_extract: bool = Field(
         default=True,
-        description="Decode, extract and merge with the native module (native/: plain Spark, "
-        "Airflow and generic RunEvents, the same records for about a third of the CPU); "
+        description="Decode, extract, merge and re-key with the native module (native/: plain "
+        "Spark, Airflow and generic RunEvents, the same records for about a third of the CPU); "
         "false: Python only.",
     )
 

@@ -13,3 +13,5 @@ class Merger:
     def __init__(self, config: dict[str, Any]) -> None: ...
     def merge(self, parts: Any) -> Any:
         """consumer.merge.merge(parts), the combining in Rust (RuntimeError on a bug)."""
+    def rekey(self, batch: Any, canon: dict[Any, Any]) -> Any:
+        """consumer.rekey.rekey(batch, canon), the rebuilding in Rust (RuntimeError on a bug)."""

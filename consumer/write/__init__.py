@@ -6,25 +6,32 @@ column lineage -> declared job lineage. Every statement writes rows sorted by
 key (see `consumer.merge`), so concurrent workers lock rows in the same order.
 """
 
+import logging
 from datetime import datetime
 
 import asyncpg
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from consumer.native import native_rekeyer
 from consumer.records import Extracted, LocationKey
 from consumer.rekey import rekey
 from consumer.write import dimensions, timeseries
 from consumer.write.dimensions import IdCache
 from consumer.write.partitions import Partitions, months
 
+log = logging.getLogger("threadline.consumer")
+
 
 class Writer:
     """Writes merged batches; keeps natural-key -> id caches across batches."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, *, native: bool = True) -> None:
         self.engine = engine
         self.cache = IdCache()
         self.partitions = Partitions()
+        # The native rekey when built (and `native`): the same records for a fraction of
+        # the CPU, inside the batch's transaction; rekey.py when it is missing or fails.
+        self.native_rekey = native_rekeyer() if native else None
 
     async def write(self, batch: Extracted) -> None:
         """Write one merged batch in one transaction (ids cached only once it commits)."""
@@ -45,7 +52,7 @@ class Writer:
             # A merge deleted rows that cached ids may point at.
             self.cache = IdCache()
             await dimensions.resolve_locations(conn, batch.locations, self.cache)
-        batch = _canonical(batch, self.cache)
+        batch = self._canonical(batch)
         await dimensions.resolve_datasets(conn, batch, self.cache)
         await dimensions.write_symlinks(conn, batch, self.cache)
         await dimensions.resolve_jobs(conn, batch, self.cache)
@@ -58,18 +65,23 @@ class Writer:
         await timeseries.write_column_lineage(conn, batch, self.cache, anchors)
         await timeseries.write_job_datasets(conn, batch, self.cache)
 
-
-def _canonical(batch: Extracted, cache: IdCache) -> Extracted:
-    """Re-key the batch when two of its location keys turned out to be one location."""
-    first: dict[int, LocationKey] = {}
-    canon: dict[LocationKey, LocationKey] = {}
-    for key in sorted(r.key for r in batch.locations):
-        location_id = cache.locations[key]
-        canon[key] = first.setdefault(location_id, key)
-    if all(k == v for k, v in canon.items()):
-        return batch
-    cache.locations.update({k: cache.locations[v] for k, v in canon.items()})
-    return rekey(batch, canon)
+    def _canonical(self, batch: Extracted) -> Extracted:
+        """Re-key the batch when two of its location keys turned out to be one location."""
+        cache = self.cache
+        first: dict[int, LocationKey] = {}
+        canon: dict[LocationKey, LocationKey] = {}
+        for key in sorted(r.key for r in batch.locations):
+            location_id = cache.locations[key]
+            canon[key] = first.setdefault(location_id, key)
+        if all(k == v for k, v in canon.items()):
+            return batch
+        cache.locations.update({k: cache.locations[v] for k, v in canon.items()})
+        if self.native_rekey is not None:
+            try:
+                return self.native_rekey(batch, canon)
+            except Exception:
+                log.exception("native rekey failed: re-keying this batch in Python")
+        return rekey(batch, canon)
 
 
 def _times(batch: Extracted) -> list[datetime]:

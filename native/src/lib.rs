@@ -10,7 +10,7 @@
 //! both sides), so the naming rules have one implementation.
 //!
 //! `merge.rs` holds `Merger`, the combining rules of `consumer/merge.py` over the same
-//! Python records.
+//! Python records; `rekey.rs` its `rekey`, that of `consumer/rekey.py`.
 
 mod envelope;
 mod facets;
@@ -19,6 +19,7 @@ mod io;
 mod json;
 mod merge;
 mod pyobjects;
+mod rekey;
 mod runs;
 
 use facets::{stop, Obj, Stop, R};

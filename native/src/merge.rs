@@ -13,18 +13,19 @@ use pyo3::types::{PyDict, PyList, PySet, PyString, PyTuple};
 
 #[pyclass(unsendable, module = "threadline_native")]
 pub struct Merger {
-    extracted: Class,
-    location: Class,
-    dataset: Class,
-    job: Class,
-    run: Class,
+    pub(crate) extracted: Class,
+    pub(crate) location: Class,
+    pub(crate) dataset: Class,
+    pub(crate) symlink: Class,
+    pub(crate) job: Class,
+    pub(crate) run: Class,
     operation: Class,
-    io: Class,
-    column_lineage: Class,
-    job_dataset: Class,
+    pub(crate) io: Class,
+    pub(crate) column_lineage: Class,
+    pub(crate) job_dataset: Class,
     unknown: Py<PyString>,
     /// merge.RULES's key functions (attrgetters), in RULES order.
-    keys: Vec<PyObject>,
+    pub(crate) keys: Vec<PyObject>,
     run_fields: Vec<Py<PyString>>,
     operation_fields: Vec<Py<PyString>>,
 }
@@ -33,7 +34,7 @@ type Combine = fn(&Merger, Python<'_>, &Bound<'_, PyAny>, &Bound<'_, PyAny>) -> 
 
 // (Extracted field, combine rule) in the order of merge.RULES, whose key functions
 // (`config["keys"]`) make the same keys here.
-const RULES: [(&str, Combine); 10] = [
+pub(crate) const RULES: [(&str, Combine); 10] = [
     ("locations", Merger::locations),
     ("datasets", Merger::greater_format),
     ("symlinks", Merger::greater_type),
@@ -221,6 +222,7 @@ impl Merger {
             extracted: class("Extracted")?,
             location: class("LocationRecord")?,
             dataset: class("DatasetRecord")?,
+            symlink: class("SymlinkRecord")?,
             job: class("JobRecord")?,
             run: class("RunRecord")?,
             operation: class("OperationRecord")?,
@@ -241,36 +243,31 @@ impl Merger {
         std::panic::catch_unwind(run)
             .unwrap_or_else(|_| Err(PyRuntimeError::new_err("native merge panicked")))
     }
+
+    /// `consumer.rekey.rekey(batch, canon)` (see rekey.rs); a panic is a RuntimeError.
+    fn rekey(
+        &self,
+        py: Python<'_>,
+        batch: &Bound<'_, PyAny>,
+        canon: &Bound<'_, PyDict>,
+    ) -> PyResult<PyObject> {
+        let run = std::panic::AssertUnwindSafe(|| crate::rekey::rekey(self, py, batch, canon));
+        std::panic::catch_unwind(run)
+            .unwrap_or_else(|_| Err(PyRuntimeError::new_err("native rekey panicked")))
+    }
 }
 
 impl Merger {
     fn merge_all(&self, py: Python<'_>, parts: &Bound<'_, PyAny>) -> PyResult<PyObject> {
         let parts: Vec<Bound<'_, PyAny>> = parts.try_iter()?.collect::<PyResult<_>>()?;
         let mut fields: Vec<PyObject> = Vec::with_capacity(RULES.len() + 1);
-        for ((field, combine), key_of) in RULES.into_iter().zip(&self.keys) {
-            let key_of = key_of.bind(py);
+        for (rule, (field, _)) in RULES.into_iter().enumerate() {
             let field = PyString::intern(py, field);
-            let merged = PyDict::new(py);
+            let mut lists = Vec::with_capacity(parts.len());
             for part in &parts {
-                for record in part.getattr(&field)?.try_iter()? {
-                    let record = record?;
-                    let key = key_of.call1((&record,))?;
-                    let kept = match merged.get_item(&key)? {
-                        None => record.unbind(),
-                        Some(seen) => combine(self, py, &seen, &record)?,
-                    };
-                    merged.set_item(key, kept)?;
-                }
+                lists.push(part.getattr(&field)?);
             }
-            let keys = merged.keys();
-            keys.sort()?;
-            let sorted = PyList::empty(py);
-            for key in keys.iter() {
-                if let Some(value) = merged.get_item(&key)? {
-                    sorted.append(value)?;
-                }
-            }
-            fields.push(sorted.into_any().unbind());
+            fields.push(self.by_key(py, rule, &lists)?);
         }
         // Every user any run record names, not only those the merged runs keep.
         let users = PySet::empty(py)?;
@@ -294,6 +291,39 @@ impl Merger {
 }
 
 impl Merger {
+    /// `by_key` of merge.py: the records of `lists` merged by RULES[rule]'s key with its
+    /// rule, sorted by key (a new list).
+    pub(crate) fn by_key(
+        &self,
+        py: Python<'_>,
+        rule: usize,
+        lists: &[Bound<'_, PyAny>],
+    ) -> PyResult<PyObject> {
+        let (_, combine) = RULES[rule];
+        let key_of = self.keys[rule].bind(py);
+        let merged = PyDict::new(py);
+        for list in lists {
+            for record in list.try_iter()? {
+                let record = record?;
+                let key = key_of.call1((&record,))?;
+                let kept = match merged.get_item(&key)? {
+                    None => record.unbind(),
+                    Some(seen) => combine(self, py, &seen, &record)?,
+                };
+                merged.set_item(key, kept)?;
+            }
+        }
+        let keys = merged.keys();
+        keys.sort()?;
+        let sorted = PyList::empty(py);
+        for key in keys.iter() {
+            if let Some(value) = merged.get_item(&key)? {
+                sorted.append(value)?;
+            }
+        }
+        Ok(sorted.into_any().unbind())
+    }
+
     fn keep_first(
         &self,
         _py: Python<'_>,

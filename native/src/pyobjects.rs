@@ -37,6 +37,11 @@ impl Class {
         })
     }
 
+    /// The field names, in `__slots__` order (the order `make` takes values in).
+    pub fn fields(&self) -> &[Py<PyString>] {
+        &self.fields
+    }
+
     /// `cls(*values)`: the instance allocated as `object.__new__` allocates it and its slots
     /// set one by one, which is what the class's `__init__` (shared/frozen.py `fast_init`, or
     /// the dataclass's own) does, without running it: a Python frame per record was a fifth

@@ -10,6 +10,7 @@ real events (wrong types, odd spellings, missing and extra fields at every depth
 
 import copy
 import random
+from dataclasses import replace
 from typing import Any, cast
 
 import orjson
@@ -22,8 +23,16 @@ from consumer.decode import DecodeError, Reject, decode
 from consumer.extract import extract
 from consumer.ingest import DEFAULT_MAX_EVENT_BYTES, Pipeline
 from consumer.merge import merge
-from consumer.native import NativeExtract, NativeMerge, native_extractor, native_merger
-from consumer.records import Extracted
+from consumer.native import (
+    NativeExtract,
+    NativeMerge,
+    NativeRekey,
+    native_extractor,
+    native_merger,
+    native_rekeyer,
+)
+from consumer.records import Extracted, LocationKey
+from consumer.rekey import rekey
 from consumer.retry import Backoff
 from consumer.write import Writer
 from tests.corpus import corpus_events
@@ -333,3 +342,90 @@ def test_an_integration_python_maps_itself_is_declined(monkeypatch: pytest.Monke
     after = native_extractor()
     assert after is not None
     assert after(payload, DEFAULT_MAX_EVENT_BYTES) is None
+
+
+@pytest.fixture(scope="module")
+def native_rekey() -> NativeRekey:
+    found = native_rekeyer()
+    if found is None:
+        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    return found
+
+
+def _canon(batch: Extracted, rng: random.Random) -> dict[LocationKey, LocationKey]:
+    """Location keys of `batch` grouped at random as the writer finds aliases (each group's
+    least key canonical, as `Writer._canonical` chooses it); some keys alone."""
+    keys = sorted({r.key for r in batch.locations})
+    groups = rng.randint(1, max(1, len(keys)))
+    group_of = {key: rng.randrange(groups) for key in keys}
+    first: dict[int, LocationKey] = {}
+    return {key: first.setdefault(group_of[key], key) for key in keys}
+
+
+def test_rekey_of_a_stream(native_rekey: NativeRekey) -> None:
+    """Batches of the generated stream, whose HDFS and Hive locations have two spellings each
+    (`benchmarks.generate.ALIAS_GROUPS`): every grouping of their keys, the same result."""
+    stream = [python_path(v) for v in _stream(2000, seed=9, run_ids="v7")]
+    parts = [p for p in stream if isinstance(p, Extracted)]
+    rng = random.Random(8)
+    for start in range(0, len(parts), 500):
+        batch = merge(parts[start : start + 500])
+        for _ in range(5):
+            canon = _canon(batch, rng)
+            assert native_rekey(batch, canon) == rekey(batch, canon)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_rekey_of_random_batches(native_rekey: NativeRekey, rng: random.Random) -> None:
+    """Merged mixes of real, generated and mutated events (every record kind, parents,
+    symlinks, column lineage) with their location keys grouped at random."""
+    batch = merge([rng.choice(PARTS) for _ in range(rng.randint(1, 40))])
+    canon = _canon(batch, rng)
+    fast, slow = native_rekey(batch, canon), rekey(batch, canon)
+    assert fast == slow
+    if all(k == v for k, v in canon.items()):
+        assert fast is batch
+
+
+def test_rekey_of_a_few_records_that_meet_others(native_rekey: NativeRekey) -> None:
+    """A long merged batch in which a few records (under a quarter of their kind, so the
+    native side places them one by one instead of merging the kind again) name an alias
+    whose canonical records are there too: they are combined and put in their places."""
+    parts = [python_path(v) for v in _stream(600, seed=11, run_ids="v7")]
+    batch = merge([p for p in parts if isinstance(p, Extracted)])
+    rng = random.Random(3)
+
+    def aliased(key: Any) -> Any:
+        return (key[0], "alias-of-" + key[1], *key[2:])
+
+    extra = Extracted(
+        locations=[replace(r, name="alias-of-" + r.name) for r in batch.locations],
+        ios=[replace(r, dataset=aliased(r.dataset)) for r in rng.sample(batch.ios, 9)],
+        column_lineage=[
+            replace(r, source=aliased(r.source), target=aliased(r.target))
+            for r in rng.sample(batch.column_lineage, 9)
+        ],
+        symlinks=[replace(r, source=aliased(r.source)) for r in rng.sample(batch.symlinks, 5)],
+        datasets=[replace(r, location=aliased(r.location)) for r in rng.sample(batch.datasets, 5)],
+    )
+    mixed = merge([batch, extra])
+    canon = {aliased(r.key): r.key for r in batch.locations}
+    canon.update({r.key: r.key for r in batch.locations})
+    assert native_rekey(mixed, canon) == rekey(mixed, canon)
+
+
+async def test_writer_rekeys_in_python_when_the_native_rekey_fails(
+    native_rekey: NativeRekey,
+) -> None:
+    def broken(batch: Extracted, canon: dict[LocationKey, LocationKey]) -> Extracted:
+        raise RuntimeError("native rekey panicked")
+
+    writer = Writer(cast(Any, None))
+    assert writer.native_rekey is not None
+    writer.native_rekey = broken
+    parts = [python_path(v) for v in _stream(300, seed=5, run_ids="v7")]
+    batch = merge([p for p in parts if isinstance(p, Extracted)])
+    keys = sorted({r.key for r in batch.locations})
+    writer.cache.locations.update(dict.fromkeys(keys, 1))  # all one location
+    assert writer._canonical(batch) == rekey(batch, dict.fromkeys(keys, keys[0]))
