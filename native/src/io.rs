@@ -118,9 +118,10 @@ fn add_dataset(x: &mut Extractor, py: Python<'_>, dataset: &Obj<'_>) -> R<Rc<Key
 }
 
 /// `_link`: path -METASTORE-> table and table -WAREHOUSE-> path.
-fn link(x: &mut Extractor, py: Python<'_>, path: &Key, table: &Key) -> R<()> {
-    x.out.symlinks.push(x.symlink(py, path, table, false)?);
-    x.out.symlinks.push(x.symlink(py, table, path, true)?);
+fn link(x: &mut Extractor, py: Python<'_>, path: &Rc<Key>, table: &Rc<Key>) -> R<()> {
+    let [there, back] = x.symlinks(py, path, table)?;
+    x.out.symlinks.push(there);
+    x.out.symlinks.push(back);
     Ok(())
 }
 

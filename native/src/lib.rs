@@ -139,7 +139,11 @@ pub struct Extractor {
     schemas: HashMap<Vec<u8>, (PyObject, PyObject)>,
     schema_bytes: usize,
     sql_types: HashMap<String, Option<i64>>,
+    /// (path key, table key) addresses -> the keys (held) and their two symlink records.
+    links: HashMap<(usize, usize), SymlinkPair>,
 }
+
+type SymlinkPair = (Rc<Key>, Rc<Key>, [PyObject; 2]);
 
 fn item(config: &Bound<'_, PyDict>, key: &str) -> PyResult<PyObject> {
     Ok(config
@@ -207,6 +211,7 @@ impl Extractor {
             schemas: HashMap::new(),
             schema_bytes: 0,
             sql_types: HashMap::new(),
+            links: HashMap::new(),
         })
     }
 
@@ -508,13 +513,34 @@ impl Extractor {
         self.types.directions[usize::from(output)].clone_ref(py)
     }
 
-    pub fn symlink(
-        &self,
+    /// The two symlink records of a path and its table (path -METASTORE-> table, table
+    /// -WAREHOUSE-> path), memoised by the two keys (held, so that their addresses stay
+    /// theirs): a stream names the same tables in event after event, and merge then meets
+    /// the very same records, which it keeps without comparing them.
+    pub fn symlinks(
+        &mut self,
         py: Python<'_>,
-        source: &Key,
-        target: &Key,
-        warehouse: bool,
-    ) -> R<PyObject> {
+        path: &Rc<Key>,
+        table: &Rc<Key>,
+    ) -> R<[PyObject; 2]> {
+        let memo_key = (Rc::as_ptr(path) as usize, Rc::as_ptr(table) as usize);
+        if let Some((_, _, records)) = self.links.get(&memo_key) {
+            return Ok([records[0].clone_ref(py), records[1].clone_ref(py)]);
+        }
+        let records = [
+            self.symlink(py, path, table, false)?,
+            self.symlink(py, table, path, true)?,
+        ];
+        if self.links.len() >= MEMO_ENTRIES {
+            self.links.clear();
+        }
+        let kept = [records[0].clone_ref(py), records[1].clone_ref(py)];
+        self.links
+            .insert(memo_key, (path.clone(), table.clone(), kept));
+        Ok(records)
+    }
+
+    fn symlink(&self, py: Python<'_>, source: &Key, target: &Key, warehouse: bool) -> R<PyObject> {
         let kind = if warehouse {
             &self.types.warehouse
         } else {

@@ -47,6 +47,13 @@ pub(crate) const RULES: [(&str, Combine); 10] = [
     ("job_datasets", Merger::job_datasets),
 ];
 
+// Per rule: whether `combine(a, a)` is `a` itself (locations, datasets, symlinks and
+// schemas return `a` for an equal pair); the other rules build a new record (times kept per
+// field) even from the same one.
+const SAME_KEPT: [bool; 10] = [
+    true, true, true, false, true, false, false, false, false, false,
+];
+
 // merge.RUN_FIELDS and merge.OPERATION_FIELDS come from Python (`config`); these are the
 // positions `_run` and `merge_operations` unpack them at, checked against the names given.
 const RUN_FIELDS: [&str; 10] = [
@@ -308,6 +315,9 @@ impl Merger {
                 let key = key_of.call1((&record,))?;
                 let kept = match merged.get_item(&key)? {
                     None => record.unbind(),
+                    // The very record again (memoised locations and datasets, a merged
+                    // half merged again): every rule of `SAME_KEPT` keeps it as it is.
+                    Some(seen) if SAME_KEPT[rule] && seen.is(&record) => continue,
                     Some(seen) => combine(self, py, &seen, &record)?,
                 };
                 merged.set_item(key, kept)?;
