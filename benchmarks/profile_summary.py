@@ -15,11 +15,12 @@ from pathlib import Path
 FRAME = re.compile(r"^(?P<func>.*?) \((?P<path>[^:()]*)(?::\d+)?\)$")
 # Stage -> frame prefixes; a sample counts for a stage when any frame starts with one.
 STAGES = {
-    "decode": ("consumer/decode.py:decode",),
-    "extract": ("consumer/extract/__init__.py:extract",),
-    "merge (batch)": ("consumer/merge.py:merge",),
+    "decode + extract (native or Python)": ("consumer/ingest.py:Pipeline._extract",),
+    "  decode (Python)": ("consumer/decode.py:decode",),
+    "  extract (Python)": ("consumer/extract/__init__.py:extract",),
+    "merge (batch)": ("consumer/ingest.py:Pipeline._merge", "consumer/merge.py:merge"),
     "write (all)": ("consumer/write/__init__.py:Writer.write",),
-    "  rekey": ("consumer/merge.py:rekey",),
+    "  rekey": ("consumer/write/__init__.py:Writer._canonical", "consumer/rekey.py:rekey"),
     "  asyncpg": ("asyncpg/",),
     "kafka client": ("aiokafka/",),
     "lineage service": ("server/lineage/service.py:get_lineage",),

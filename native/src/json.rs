@@ -95,12 +95,16 @@ fn push_text(out: &mut Vec<u8>, text: &str) {
     out.extend_from_slice(text.as_bytes());
 }
 
-/// Parse a payload (serde_json's parser: the same numbers, escapes and errors as before).
-pub fn parse(payload: &[u8]) -> Result<Json<'_>, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_slice(payload);
-    let value = Json::deserialize(&mut de)?;
-    de.end()?;
-    Ok(value)
+/// Parse a payload (serde_json's parser: the same numbers, escapes and errors as before);
+/// None if it is not a JSON document. The whole payload is checked as UTF-8 first
+/// (orjson.loads refuses invalid UTF-8 anywhere too), in one pass over its bytes: read from a
+/// slice, serde_json checked every string on its own, ~5% of the native extract.
+pub fn parse(payload: &[u8]) -> Option<Json<'_>> {
+    let text = std::str::from_utf8(payload).ok()?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = Json::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(value)
 }
 
 impl<'de> Deserialize<'de> for Json<'de> {

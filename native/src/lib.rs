@@ -253,7 +253,7 @@ impl Extractor {
         if payload.windows(6).any(|w| w == b"\\u0000") {
             return Err(stop("NUL character"));
         }
-        let raw = json::parse(payload).map_err(|_| stop("invalid JSON"))?;
+        let raw = json::parse(payload).ok_or_else(|| stop("invalid JSON"))?;
         let raw = raw.as_object().ok_or_else(|| stop("not an object"))?;
         let env = envelope::read(raw)?;
         let event = runs::Event {
