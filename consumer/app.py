@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from consumer.decode import Reject
 from consumer.http import StatusServer
 from consumer.ingest import BatchResult, Pipeline, Prepared
+from consumer.kafka_reads import set_read_buffer
 from consumer.metrics import Metrics
 from consumer.retry import Backoff
 from consumer.security import kafka_security
@@ -252,6 +253,7 @@ def create_app(settings: ConsumerSettings, engine: AsyncEngine | None = None) ->
     """The consumer app, its dependencies closed over (no globals)."""
     engine = engine or create_engine(settings.database, application_name="threadline-consumer")
     kafka = settings.kafka
+    set_read_buffer(kafka.read_buffer_bytes)
     broker = KafkaBroker(
         kafka.bootstrap_servers,
         client_id=kafka.client_id,
