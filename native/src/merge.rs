@@ -10,6 +10,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PySet, PyString, PyTuple};
+use std::collections::HashSet;
 
 #[pyclass(unsendable, module = "threadline_native")]
 pub struct Merger {
@@ -47,9 +48,10 @@ pub(crate) const RULES: [(&str, Combine); 10] = [
     ("job_datasets", Merger::job_datasets),
 ];
 
-// Per rule: whether `combine(a, a)` is `a` itself (locations, datasets, symlinks and
-// schemas return `a` for an equal pair); the other rules build a new record (times kept per
-// field) even from the same one.
+// Per rule: whether a record that is already part of a merged one changes nothing, the
+// merged record kept as it is (`combine(c, a)` is `c` when `c` came from `a`: locations keep
+// the union of addresses, datasets the greatest format, symlinks the greatest type, schemas
+// the first); the other rules build a new record (times kept per field) even from the same.
 const SAME_KEPT: [bool; 10] = [
     true, true, true, false, true, false, false, false, false, false,
 ];
@@ -309,15 +311,20 @@ impl Merger {
         let (_, combine) = RULES[rule];
         let key_of = self.keys[rule].bind(py);
         let merged = PyDict::new(py);
+        // The rules of `SAME_KEPT` are joins that keep a record met again as it is: a record
+        // object already merged (memoised locations, datasets and symlinks come back in event
+        // after event; the records are alive meanwhile, so an address is one object) would
+        // change nothing, and is passed over before its key is even made.
+        let mut met: HashSet<usize> = HashSet::new();
         for list in lists {
             for record in list.try_iter()? {
                 let record = record?;
+                if SAME_KEPT[rule] && !met.insert(record.as_ptr() as usize) {
+                    continue;
+                }
                 let key = key_of.call1((&record,))?;
                 let kept = match merged.get_item(&key)? {
                     None => record.unbind(),
-                    // The very record again (memoised locations and datasets, a merged
-                    // half merged again): every rule of `SAME_KEPT` keeps it as it is.
-                    Some(seen) if SAME_KEPT[rule] && seen.is(&record) => continue,
                     Some(seen) => combine(self, py, &seen, &record)?,
                 };
                 merged.set_item(key, kept)?;
