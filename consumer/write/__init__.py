@@ -48,11 +48,18 @@ class Writer:
                 raise
 
     async def _write(self, conn: asyncpg.Connection, batch: Extracted) -> None:
+        # New dimension rows are written one worker at a time (dimensions.NEW_ROWS_LOCK);
+        # the lock is taken before the first such row, and at most once per transaction.
+        locked = dimensions.new_locations(batch, self.cache)
+        if locked:
+            await conn.execute(dimensions.NEW_ROWS_LOCK)
         if await dimensions.resolve_locations(conn, batch.locations, self.cache):
             # A merge deleted rows that cached ids may point at.
             self.cache = IdCache()
             await dimensions.resolve_locations(conn, batch.locations, self.cache)
         batch = self._canonical(batch)
+        if not locked and dimensions.new_dimension_rows(batch, self.cache):
+            await conn.execute(dimensions.NEW_ROWS_LOCK)
         await dimensions.resolve_datasets(conn, batch, self.cache)
         await dimensions.write_symlinks(conn, batch, self.cache)
         await dimensions.resolve_jobs(conn, batch, self.cache)
