@@ -28,7 +28,9 @@ SCRATCH = Path(tempfile.gettempdir())  # /tmp: services, venvs and run logs live
 STATE_DIR = Path(os.environ.get("THREADLINE_STATE_DIR", str(SCRATCH / "threadline-bench")))
 PY_SPY = os.environ.get("PY_SPY", str(SCRATCH / "bench-tools" / "bin" / "py-spy"))
 RENTGEN_PYTHON = os.environ.get("RENTGEN_PYTHON", str(SCRATCH / "rentgen-venv" / "bin" / "python"))
-VENV_BIN = ROOT / ".venv" / "bin"
+# Threadline's consumer and migrations; another checkout's venv measures that code with this
+# harness (benchmarks/ingest_rounds.sh's baseline).
+VENV_BIN = Path(os.environ.get("BENCH_THREADLINE_VENV", str(ROOT / ".venv"))) / "bin"
 RUNS_DIR = Path(os.environ.get("BENCH_RUNS_DIR", str(SCRATCH / "bench-runs")))
 RESULTS_DIR = ROOT / "benchmarks" / "results"
 

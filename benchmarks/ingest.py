@@ -260,6 +260,7 @@ def main() -> None:
     parser.add_argument(
         "--unkeyed", action="store_true", help="produce without Kafka keys (random partitions)"
     )
+    parser.add_argument("--label", help="what this run is, kept in its result (rounds scripts)")
     args = parser.parse_args()
     results = []
     for k in args.consumers:
@@ -274,6 +275,8 @@ def main() -> None:
                 keyed=not args.unkeyed,
             )
             result = asyncio.run(run)
+            if args.label:
+                result = {"label": args.label, **result}
             sys.stdout.write(orjson.dumps(result).decode() + "\n")
             sys.stdout.flush()
             results.append(result)
