@@ -9,7 +9,7 @@ caller then runs the Python path, which stays the definition of every rule.
 real-event corpus and mutations of it.
 
 Why: decode + extract in Python cost ~75-90 CPU-us per benchmark event, most of the
-consumer's budget (benchmarks/README.md, "Why 10,000 events/s is out of reach"). The
+consumer's budget (benchmarks/README.md, "What limits ingest on this machine"). The
 native walk builds the same record objects; naming, schema digests and SQL verbs are
 the Python functions themselves, called once per distinct name (memoised on both sides).
 
