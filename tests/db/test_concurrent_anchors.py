@@ -12,13 +12,12 @@ the tables must equal those of one batch with every event.
 import asyncio
 import random
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
 import pytest
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from consumer.ingest import DEFAULT_MAX_EVENT_BYTES, Pipeline
 from consumer.retry import Backoff
@@ -32,15 +31,6 @@ BASE = datetime(2024, 6, 1, tzinfo=UTC)
 COLUMNS = {
     "fields": {"id": {"inputFields": [{"namespace": "s3://in", "name": "a", "field": "id"}]}}
 }
-
-
-@pytest.fixture(scope="module")
-async def fast_engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    """The test database without waiting for the WAL flush at each commit (the rows matter)."""
-    settings = {"server_settings": {"synchronous_commit": "off", "jit": "off"}}
-    fast = create_async_engine(database_url, pool_size=4, connect_args=settings)
-    yield fast
-    await fast.dispose()
 
 
 def event(kind: str, minute: int, run: str, job: str, **run_facets: Any) -> dict[str, Any]:

@@ -10,10 +10,9 @@ Batches with dimension rows new to their worker are now written one at a time
 
 import asyncio
 import zlib
-from collections.abc import AsyncIterator
 
 import pytest
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from benchmarks.generate import ALIAS_GROUPS, generate
 from consumer.ingest import DEFAULT_MAX_EVENT_BYTES, Pipeline
@@ -25,15 +24,6 @@ from tests.db.dump import differences, dump, empty
 pytestmark = pytest.mark.db
 
 BATCH = 150
-
-
-@pytest.fixture(scope="module")
-async def fast_engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    """The test database without waiting for the WAL flush at each commit (the rows matter)."""
-    settings = {"server_settings": {"synchronous_commit": "off", "jit": "off"}}
-    fast = create_async_engine(database_url, pool_size=4, connect_args=settings)
-    yield fast
-    await fast.dispose()
 
 
 def partitions(seed: int) -> list[list[bytes]]:

@@ -11,7 +11,7 @@ real events (wrong types, odd spellings, missing and extra fields at every depth
 import copy
 import random
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import orjson
 import pytest
@@ -40,12 +40,19 @@ from tests.corpus import corpus_events
 pytestmark = pytest.mark.unit
 
 
-@pytest.fixture(scope="module")
-def native() -> NativeExtract:
-    found = native_extractor()
+T = TypeVar("T")
+
+
+def built(found: T | None) -> T:
+    """A native entry point, or the test fails: the module is part of the build."""
     if found is None:
         pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
     return found
+
+
+@pytest.fixture(scope="module")
+def native() -> NativeExtract:
+    return built(native_extractor())
 
 
 def python_path(payload: bytes) -> Extracted | Reject:
@@ -270,10 +277,7 @@ def test_byte_mutations(native: NativeExtract, rng: random.Random) -> None:
 
 @pytest.fixture(scope="module")
 def native_merge() -> NativeMerge:
-    found = native_merger()
-    if found is None:
-        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
-    return found
+    return built(native_merger())
 
 
 def _parts() -> list[Extracted]:
@@ -346,10 +350,7 @@ def test_an_integration_python_maps_itself_is_declined(monkeypatch: pytest.Monke
 
 @pytest.fixture(scope="module")
 def native_rekey() -> NativeRekey:
-    found = native_rekeyer()
-    if found is None:
-        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
-    return found
+    return built(native_rekeyer())
 
 
 def _canon(batch: Extracted, rng: random.Random) -> dict[LocationKey, LocationKey]:
