@@ -56,7 +56,9 @@ class IdCache:
 # consumers lost ~1.4 s that way in a 2.6 s benchmark run. A batch that brings a dimension
 # row this process has not cached takes this transaction lock before writing any, so such
 # batches are written one at a time; batches whose dimensions are all cached (nearly every
-# batch past the first few) never take it.
+# batch past the first few) never take it. The lock lasts the batch's transaction (one per
+# batch, DESIGN.md): a stream that brought new tables in nearly every batch would have its
+# workers write one at a time.
 NEW_ROWS_LOCK = "SELECT pg_advisory_xact_lock(hashtext('threadline_new_dimension_rows'))"
 
 
