@@ -43,7 +43,6 @@ from consumer.records import (
     SymlinkRecord,
 )
 from shared.enums import IODirection, JobType, SymlinkType
-from shared.uuids import from_millis
 
 if TYPE_CHECKING:
     from threadline_native import Merger
@@ -90,7 +89,6 @@ def native_extractor() -> NativeExtract | None:
         "job_location": datasets.job_location,
         "schema": datasets.schema_record,
         "sql_output_type": datasets.sql_output_type,
-        "from_millis": from_millis,
         # eventTimes in any other spelling than Z / +00:00 with 0-6 fraction digits.
         "parse_time": parse_time,
     }
