@@ -49,6 +49,23 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("threadline.consumer")
 
+# The record classes both native classes build records of, by name (each takes those it uses).
+RECORD_CLASSES = {
+    cls.__name__: cls
+    for cls in (
+        Extracted,
+        LocationRecord,
+        DatasetRecord,
+        SymlinkRecord,
+        JobRecord,
+        RunRecord,
+        OperationRecord,
+        IORecord,
+        ColumnLineageRecord,
+        JobDatasetRecord,
+    )
+}
+
 NativeExtract = Callable[[bytes, int], Extracted | None]
 NativeMerge = Callable[[list[Extracted]], Extracted]
 NativeRekey = Callable[[Extracted, dict[LocationKey, LocationKey]], Extracted]
@@ -64,13 +81,7 @@ def native_extractor() -> NativeExtract | None:
         log.warning("threadline_native is not installed: decode + extract run in Python only")
         return None
     config = {
-        "Extracted": Extracted,
-        "SymlinkRecord": SymlinkRecord,
-        "JobRecord": JobRecord,
-        "RunRecord": RunRecord,
-        "OperationRecord": OperationRecord,
-        "IORecord": IORecord,
-        "ColumnLineageRecord": ColumnLineageRecord,
+        **RECORD_CLASSES,
         "UUID": uuid.UUID,
         "safe_unknown": uuid.SafeUUID.unknown,
         "utc": UTC,
@@ -121,16 +132,7 @@ def _merger() -> "Merger | None":
     except ImportError:
         return None
     config = {
-        "Extracted": Extracted,
-        "LocationRecord": LocationRecord,
-        "DatasetRecord": DatasetRecord,
-        "SymlinkRecord": SymlinkRecord,
-        "JobRecord": JobRecord,
-        "RunRecord": RunRecord,
-        "OperationRecord": OperationRecord,
-        "IORecord": IORecord,
-        "ColumnLineageRecord": ColumnLineageRecord,
-        "JobDatasetRecord": JobDatasetRecord,
+        **RECORD_CLASSES,
         # merge.RULES's own key functions, in its order: the same keys, grouped and sorted alike.
         "keys": [key for key, _ in RULES.values()],
         "run_fields": list(RUN_FIELDS),

@@ -33,27 +33,23 @@ pub struct Merger {
 
 type Combine = fn(&Merger, Python<'_>, &Bound<'_, PyAny>, &Bound<'_, PyAny>) -> PyResult<PyObject>;
 
-// (Extracted field, combine rule) in the order of merge.RULES, whose key functions
-// (`config["keys"]`) make the same keys here.
-pub(crate) const RULES: [(&str, Combine); 10] = [
-    ("locations", Merger::locations),
-    ("datasets", Merger::greater_format),
-    ("symlinks", Merger::greater_type),
-    ("jobs", Merger::jobs),
-    ("schemas", Merger::keep_first),
-    ("runs", Merger::runs),
-    ("operations", Merger::operations),
-    ("ios", Merger::ios),
-    ("column_lineage", Merger::column_lineage),
-    ("job_datasets", Merger::job_datasets),
-];
-
-// Per rule: whether a record that is already part of a merged one changes nothing, the
-// merged record kept as it is (`combine(c, a)` is `c` when `c` came from `a`: locations keep
-// the union of addresses, datasets the greatest format, symlinks the greatest type, schemas
-// the first); the other rules build a new record (times kept per field) even from the same.
-const SAME_KEPT: [bool; 10] = [
-    true, true, true, false, true, false, false, false, false, false,
+// (Extracted field, combine rule, kept) in the order of merge.RULES, whose key functions
+// (`config["keys"]`) make the same keys here. `kept`: a record that is already part of a
+// merged one changes nothing, the merged record kept as it is (`combine(c, a)` is `c` when
+// `c` came from `a`: locations keep the union of addresses, datasets the greatest format,
+// symlinks the greatest type, schemas the first); the other rules build a new record (times
+// kept per field) even from the same.
+pub(crate) const RULES: [(&str, Combine, bool); 10] = [
+    ("locations", Merger::locations, true),
+    ("datasets", Merger::greater_format, true),
+    ("symlinks", Merger::greater_type, true),
+    ("jobs", Merger::jobs, false),
+    ("schemas", Merger::keep_first, true),
+    ("runs", Merger::runs, false),
+    ("operations", Merger::operations, false),
+    ("ios", Merger::ios, false),
+    ("column_lineage", Merger::column_lineage, false),
+    ("job_datasets", Merger::job_datasets, false),
 ];
 
 // merge.RUN_FIELDS and merge.OPERATION_FIELDS come from Python (`config`); these are the
@@ -270,7 +266,7 @@ impl Merger {
     fn merge_all(&self, py: Python<'_>, parts: &Bound<'_, PyAny>) -> PyResult<PyObject> {
         let parts: Vec<Bound<'_, PyAny>> = parts.try_iter()?.collect::<PyResult<_>>()?;
         let mut fields: Vec<PyObject> = Vec::with_capacity(RULES.len() + 1);
-        for (rule, (field, _)) in RULES.into_iter().enumerate() {
+        for (rule, (field, _, _)) in RULES.into_iter().enumerate() {
             let field = PyString::intern(py, field);
             let mut lists = Vec::with_capacity(parts.len());
             for part in &parts {
@@ -308,10 +304,10 @@ impl Merger {
         rule: usize,
         lists: &[Bound<'_, PyAny>],
     ) -> PyResult<PyObject> {
-        let (_, combine) = RULES[rule];
+        let (_, combine, kept) = RULES[rule];
         let key_of = self.keys[rule].bind(py);
         let merged = PyDict::new(py);
-        // The rules of `SAME_KEPT` are joins that keep a record met again as it is: a record
+        // The rules marked `kept` in RULES are joins that keep a record met again as it is: a record
         // object already merged (memoised locations, datasets and symlinks come back in event
         // after event; the records are alive meanwhile, so an address is one object) would
         // change nothing, and is passed over before its key is even made.
@@ -319,7 +315,7 @@ impl Merger {
         for list in lists {
             for record in list.try_iter()? {
                 let record = record?;
-                if SAME_KEPT[rule] && !met.insert(record.as_ptr() as usize) {
+                if kept && !met.insert(record.as_ptr() as usize) {
                     continue;
                 }
                 let key = key_of.call1((&record,))?;

@@ -158,7 +158,7 @@ pub fn rekey(
         } else {
             let rule = RULES
                 .iter()
-                .position(|(kind, _)| *kind == name)
+                .position(|(kind, _, _)| *kind == name)
                 .expect("every moved kind has a merge rule");
             // Past a quarter rebuilt, keying and sorting them all costs less than placing
             // each rebuilt record by binary search.
