@@ -66,11 +66,17 @@ class Writer:
         await dimensions.resolve_users(conn, batch, self.cache)
         await dimensions.resolve_schemas(conn, batch, self.cache)
         anchors = await timeseries.anchor(conn, batch)
-        await timeseries.write_runs(conn, batch, self.cache, anchors)
-        await timeseries.write_operations(conn, batch, anchors)
-        await timeseries.write_ios(conn, batch, self.cache, anchors)
-        await timeseries.write_column_lineage(conn, batch, self.cache, anchors)
-        await timeseries.write_job_datasets(conn, batch, self.cache)
+        sender = timeseries.Sender(conn)
+        try:
+            await timeseries.write_runs(sender, batch, self.cache, anchors)
+            await timeseries.write_operations(sender, batch, anchors)
+            await timeseries.write_ios(sender, batch, self.cache, anchors)
+            await timeseries.write_column_lineage(sender, batch, self.cache, anchors)
+            await timeseries.write_job_datasets(sender, batch, self.cache)
+            await sender.done()
+        except BaseException:
+            await sender.settle()
+            raise
 
     def _canonical(self, batch: Extracted) -> Extracted:
         """Re-key the batch when two of its location keys turned out to be one location."""

@@ -1,5 +1,6 @@
 """Time-series rows (runs, operations, inputs, outputs, column lineage) and their anchors."""
 
+import asyncio
 from dataclasses import astuple
 from datetime import datetime
 from typing import Any
@@ -50,6 +51,41 @@ async def _move(conn: asyncpg.Connection, moves: list[tuple[UUID, datetime, date
         await conn.execute(statement, ids, times, old)
 
 
+class Sender:
+    """A transaction's time-series statements, run one after another as before, with the
+    next one's rows built while PostgreSQL runs the previous one.
+
+    Building a statement's rows (tuples, then one orjson document) is the write's own CPU,
+    ~10 us per benchmark event; run in turn with the statements, it left PostgreSQL idle
+    meanwhile. Nothing else changes: one statement at a time on the connection, in the same
+    order, in the same transaction; an error is raised by the next `send` or by `done`.
+    """
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self._conn = conn
+        self._running: asyncio.Task[str] | None = None
+
+    async def send(self, statement: str, *args: Any) -> None:
+        """Start `statement` once the previous one has finished."""
+        await self.done()
+        self._running = asyncio.ensure_future(self._conn.execute(statement, *args))
+        # One step of the task sends the statement; the caller then builds the next rows.
+        await asyncio.sleep(0)
+
+    async def done(self) -> None:
+        """Wait for the statement started last; its error is raised here."""
+        running, self._running = self._running, None
+        if running is not None:
+            await running
+
+    async def settle(self) -> None:
+        """Wait for the statement started last, its outcome dropped: the caller is raising
+        another error, and the connection must be idle before the transaction rolls back."""
+        running, self._running = self._running, None
+        if running is not None:
+            await asyncio.gather(running, return_exceptions=True)
+
+
 # A row's partition time: its id's anchor, else (every UUIDv7 id, so nearly always) its own
 # created_at. Written inline in each row builder as
 #     anchors.get(id, created_at) if anchors else created_at
@@ -58,7 +94,7 @@ async def _move(conn: asyncpg.Connection, moves: list[tuple[UUID, datetime, date
 
 
 async def write_runs(
-    conn: asyncpg.Connection, batch: Extracted, cache: IdCache, anchors: dict[UUID, datetime]
+    sender: Sender, batch: Extracted, cache: IdCache, anchors: dict[UUID, datetime]
 ) -> None:
     runs = batch.runs
     if not runs:
@@ -87,7 +123,7 @@ async def write_runs(
         )
         for r in runs
     ]
-    await conn.execute(sql.UPSERT_RUNS, _document(rows))
+    await sender.send(sql.UPSERT_RUNS, _document(rows))
 
 
 def _document(rows: list[tuple[Any, ...]]) -> str:
@@ -102,9 +138,7 @@ def _checkpoints(value: Checkpoints | None) -> tuple[int, ...] | None:
     return None if value is None else astuple(value)
 
 
-async def write_operations(
-    conn: asyncpg.Connection, batch: Extracted, anchors: dict[UUID, datetime]
-) -> None:
+async def write_operations(sender: Sender, batch: Extracted, anchors: dict[UUID, datetime]) -> None:
     ops = batch.operations
     if not ops:
         return
@@ -128,11 +162,11 @@ async def write_operations(
         )
         for o in ops
     ]
-    await conn.execute(sql.UPSERT_OPERATIONS, _document(rows))
+    await sender.send(sql.UPSERT_OPERATIONS, _document(rows))
 
 
 async def write_ios(
-    conn: asyncpg.Connection, batch: Extracted, cache: IdCache, anchors: dict[UUID, datetime]
+    sender: Sender, batch: Extracted, cache: IdCache, anchors: dict[UUID, datetime]
 ) -> None:
     datasets, jobs, schemas = cache.datasets, cache.jobs, cache.schemas
     for direction, statement in (
@@ -158,11 +192,11 @@ async def write_ios(
             if r.direction == direction
         ]
         if rows:
-            await conn.execute(statement, _document(rows))
+            await sender.send(statement, _document(rows))
 
 
 async def write_column_lineage(
-    conn: asyncpg.Connection, batch: Extracted, cache: IdCache, anchors: dict[UUID, datetime]
+    sender: Sender, batch: Extracted, cache: IdCache, anchors: dict[UUID, datetime]
 ) -> None:
     if not batch.column_lineage:
         return
@@ -182,14 +216,14 @@ async def write_column_lineage(
         )
         for r in batch.column_lineage
     ]
-    await conn.execute(sql.UPSERT_COLUMN_LINEAGE, _document(rows))
+    await sender.send(sql.UPSERT_COLUMN_LINEAGE, _document(rows))
 
 
-async def write_job_datasets(conn: asyncpg.Connection, batch: Extracted, cache: IdCache) -> None:
+async def write_job_datasets(sender: Sender, batch: Extracted, cache: IdCache) -> None:
     rows = batch.job_datasets
     if not rows:
         return
-    await conn.execute(
+    await sender.send(
         sql.UPSERT_JOB_DATASETS,
         [cache.jobs[r.job][0] for r in rows],
         [cache.datasets[r.dataset] for r in rows],

@@ -79,3 +79,74 @@ async def test_name_longer_than_an_index_key_is_rejected_not_cut(clean_engine: A
     assert {i: r.reason for i, r in result.rejects.items()} == {1: "name_too_long"}
     assert "100000 bytes" in result.rejects[1].detail
     assert await dataset_names(clean_engine) == ["ok/first", "ok/second"]
+
+
+def _statistics_event(output_name: str, row_count: int, event_type: str = "COMPLETE") -> bytes:
+    body = json.loads(event(output_name))
+    body["eventType"] = event_type
+    body["outputs"][0]["outputFacets"] = {
+        "outputStatistics": {
+            "_producer": "https://example.com/tests",
+            "_schemaURL": "https://openlineage.io/spec/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json",
+            "rowCount": row_count,
+        }
+    }
+    return json.dumps(body).encode()
+
+
+# Constraints on time-series tables, whose statements run while the next one's rows are
+# built (consumer.write.timeseries.Sender): the first statement of the sequence (run) and
+# one in its middle (output). A refused row there must surface, roll the batch back and be
+# bisected out like a refused dataset.
+TIME_SERIES_CHECKS = {
+    "run": "ALTER TABLE run ADD CONSTRAINT refuse_me CHECK (status <> 3)",
+    "output": "ALTER TABLE output ADD CONSTRAINT refuse_me CHECK (num_rows <> 666)",
+}
+
+
+async def _run_sql(url: str, statement: str) -> None:
+    engine = create_async_engine(url)
+    async with engine.begin() as conn:
+        await conn.execute(text(statement))
+    await engine.dispose()
+
+
+@pytest.fixture(params=sorted(TIME_SERIES_CHECKS))
+def checked(request: pytest.FixtureRequest, test_services: Services) -> Iterator[tuple[str, str]]:
+    """(table, url): a database whose `table` refuses one row (TIME_SERIES_CHECKS)."""
+    table: str = request.param
+    name = f"threadline_strict_{uuid.uuid4().hex[:10]}"
+    url = create_database(test_services, name)
+    asyncio.run(_run_sql(url, TIME_SERIES_CHECKS[table]))
+    yield table, url
+    drop_database(test_services, name)
+
+
+async def test_time_series_row_the_database_refuses_is_bisected_out(
+    checked: tuple[str, str],
+) -> None:
+    table, url = checked
+    engine = create_async_engine(url)
+    try:
+        refused = (
+            _statistics_event("refused", 1, "FAIL")
+            if table == "run"
+            else _statistics_event("refused", 666)
+        )
+        payloads = [_statistics_event(f"ok/{i}", i + 1) for i in range(4)]
+        payloads += [refused, _statistics_event("ok/last", 99)]
+        result = await ingest_payloads(engine, payloads)
+        assert {i: r.reason for i, r in result.rejects.items()} == {4: "database_refused"}
+        assert "23514" in result.rejects[4].detail
+        assert result.written == 5
+        async with engine.connect() as conn:
+            rows = await conn.execute(
+                text(
+                    "SELECT d.name, o.num_rows FROM output o JOIN dataset d ON d.id = o.dataset_id"
+                    " ORDER BY d.name"
+                )
+            )
+            written = [tuple(row) for row in rows]
+        assert written == [(f"ok/{i}", i + 1) for i in range(4)] + [("ok/last", 99)]
+    finally:
+        await engine.dispose()
