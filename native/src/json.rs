@@ -102,14 +102,100 @@ fn push_text(out: &mut Vec<u8>, text: &str) {
 pub fn parse(payload: &[u8]) -> Option<Json<'_>> {
     let text = std::str::from_utf8(payload).ok()?;
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = Json::deserialize(&mut de).ok()?;
+    let value = Placed(Place::Top).deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(value)
+}
+
+/// Where a value sits, as far as building the document goes. The run facets no extractor
+/// reads (`consumer/extract/spark.py`: Spark's logical plan and its unknown-node dump, often
+/// most of a real Spark event's bytes: 13 of 21 KB in the corpus's `spark_cll__5`) are
+/// parsed and checked as strictly as any value, but not built: they stand as null. Only
+/// the objects on the way to them (the event, its run, the run's facets) look at their keys.
+#[derive(Clone, Copy)]
+enum Place {
+    Top,
+    Run,
+    RunFacets,
+}
+
+const UNREAD_RUN_FACETS: [&str; 2] = ["spark.logicalPlan", "spark_unknown"];
+
+/// How the value under a key of an object at a `Place` is read.
+enum Next {
+    Placed(Place),
+    Plain,
+    Unbuilt,
+}
+
+impl Place {
+    fn under(self, key: &str) -> Next {
+        match (self, key) {
+            (Place::Top, "run") => Next::Placed(Place::Run),
+            (Place::Run, "facets") => Next::Placed(Place::RunFacets),
+            (Place::RunFacets, key) if UNREAD_RUN_FACETS.contains(&key) => Next::Unbuilt,
+            _ => Next::Plain,
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for Json<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_any(JsonVisitor)
+    }
+}
+
+/// A value at a `Place`: built as `JsonVisitor` builds it, but for its object's keys.
+#[derive(Clone, Copy)]
+struct Placed(Place);
+
+impl<'de> DeserializeSeed<'de> for Placed {
+    type Value = Json<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Placed {
+    type Value = Json<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Json<'de>, E> {
+        JsonVisitor.visit_unit()
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Json<'de>, E> {
+        JsonVisitor.visit_bool(v)
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Json<'de>, E> {
+        JsonVisitor.visit_i64(v)
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Json<'de>, E> {
+        JsonVisitor.visit_u64(v)
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Json<'de>, E> {
+        JsonVisitor.visit_f64(v)
+    }
+    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Json<'de>, E> {
+        JsonVisitor.visit_borrowed_str(v)
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Json<'de>, E> {
+        JsonVisitor.visit_str(v)
+    }
+    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Json<'de>, E> {
+        JsonVisitor.visit_string(v)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Json<'de>, A::Error> {
+        JsonVisitor.visit_seq(seq)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Json<'de>, A::Error> {
+        object(map, |key, map| match self.0.under(key) {
+            Next::Placed(place) => map.next_value_seed(Placed(place)),
+            Next::Plain => map.next_value(),
+            Next::Unbuilt => map.next_value_seed(Checked).map(|()| Json::Null),
+        })
     }
 }
 
@@ -157,31 +243,42 @@ impl<'de> Visitor<'de> for JsonVisitor {
         }
         Ok(Json::Array(items))
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
-        let mut entries: Vec<(Cow<'de, str>, Json<'de>)> = Vec::new();
-        let mut index: HashMap<Cow<'de, str>, usize> = HashMap::new();
-        while let Some(key) = map.next_key_seed(KeySeed)? {
-            let value: Json<'de> = map.next_value()?;
-            let found = if entries.len() < SCAN_KEYS {
-                entries.iter().position(|(k, _)| *k == key)
-            } else {
-                if index.is_empty() {
-                    index.extend(entries.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)));
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Json<'de>, A::Error> {
+        object(map, |_, map| map.next_value())
+    }
+}
+
+/// An object's entries in document order, each value read by `value`: a repeated key keeps
+/// its first place and its last value. Inlined into both visitors, so that the general
+/// one stays the plain loop it was.
+#[inline(always)]
+fn object<'de, A: MapAccess<'de>>(
+    mut map: A,
+    mut value: impl FnMut(&str, &mut A) -> Result<Json<'de>, A::Error>,
+) -> Result<Json<'de>, A::Error> {
+    let mut entries: Vec<(Cow<'de, str>, Json<'de>)> = Vec::new();
+    let mut index: HashMap<Cow<'de, str>, usize> = HashMap::new();
+    while let Some(key) = map.next_key_seed(KeySeed)? {
+        let value = value(&key, &mut map)?;
+        let found = if entries.len() < SCAN_KEYS {
+            entries.iter().position(|(k, _)| *k == key)
+        } else {
+            if index.is_empty() {
+                index.extend(entries.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)));
+            }
+            index.get(&key).copied()
+        };
+        match found {
+            Some(at) => entries[at].1 = value, // a repeated key: its first place, last value
+            None => {
+                if !index.is_empty() {
+                    index.insert(key.clone(), entries.len());
                 }
-                index.get(&key).copied()
-            };
-            match found {
-                Some(at) => entries[at].1 = value, // a repeated key: its first place, last value
-                None => {
-                    if !index.is_empty() {
-                        index.insert(key.clone(), entries.len());
-                    }
-                    entries.push((key, value));
-                }
+                entries.push((key, value));
             }
         }
-        Ok(Json::Object(Object(entries)))
     }
+    Ok(Json::Object(Object(entries)))
 }
 
 /// An object key, borrowed from the payload when it holds no escapes.
@@ -211,5 +308,59 @@ impl<'de> Visitor<'de> for KeyVisitor {
     }
     fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
         Ok(Cow::Owned(v))
+    }
+}
+
+/// A value parsed and checked exactly as `JsonVisitor` checks it (the same strings, escapes,
+/// numbers and nesting limit are refused), without building it.
+struct Checked;
+
+impl<'de> DeserializeSeed<'de> for Checked {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(Checked)
+    }
+}
+
+impl<'de> Visitor<'de> for Checked {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<(), E> {
+        // JsonVisitor refuses what Number::from_f64 refuses.
+        Number::from_f64(v)
+            .map(|_| ())
+            .ok_or_else(|| E::custom("not a finite number"))
+    }
+    fn visit_borrowed_str<E>(self, _: &'de str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(Checked)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key_seed(Checked)?.is_some() {
+            map.next_value_seed(Checked)?;
+        }
+        Ok(())
     }
 }

@@ -247,8 +247,9 @@ impl Extractor {
         if payload.len() > max_bytes {
             return Err(stop("too large"));
         }
-        // PostgreSQL text cannot hold NUL: decode rejects an escaped one.
-        if payload.windows(6).any(|w| w == b"\\u0000") {
+        // PostgreSQL text cannot hold NUL: decode rejects an escaped one. A SIMD substring
+        // search: the 6-byte window scan it replaced was ~1 µs of a benchmark event's ~15.
+        if memchr::memmem::find(payload, b"\\u0000").is_some() {
             return Err(stop("NUL character"));
         }
         let raw = json::parse(payload).ok_or_else(|| stop("invalid JSON"))?;

@@ -430,3 +430,35 @@ async def test_writer_rekeys_in_python_when_the_native_rekey_fails(
     keys = sorted({r.key for r in batch.locations})
     writer.cache.locations.update(dict.fromkeys(keys, 1))  # all one location
     assert writer._canonical(batch) == rekey(batch, dict.fromkeys(keys, keys[0]))
+
+
+# The run facets no extractor reads (Spark's logical plan, its unknown-node dump) are checked
+# by the native parser but not built (native/src/json.rs). Whatever they hold, the native
+# side must decline or give the Python path's records: never accept what Python refuses.
+# Each content is raw JSON text (what orjson would not write: escapes, repeated keys, ...).
+PLAN_CONTENTS = {
+    "nested plan": '{"plan": [{"class": "x", "children": [[{"a": [1, 2.5, null, true]}]]}]}',
+    "huge integer": "123456789012345678901234567890",
+    "non-finite number": "1e400",
+    "lone surrogate": '"\\ud800"',
+    "escaped text": '"tab\\t quote\\" slash\\/ \\u00e9 \\ud83d\\ude00"',
+    "bad escape": '"\\x"',
+    "deep nesting": "[" * 200 + "]" * 200,
+    "repeated keys": '{"k": 1, "k": {"k": []}}',
+    "escaped key": '{"\\u006b\\ud83d\\ude00": 1}',
+    "broken object": '{"k": }',
+}
+READ = {"nested plan", "escaped text", "repeated keys", "escaped key", "huge integer"}
+
+
+@pytest.mark.parametrize("facet", ["spark.logicalPlan", "spark_unknown"])
+@pytest.mark.parametrize("content", sorted(PLAN_CONTENTS))
+def test_unread_run_facets_are_checked_as_strictly(
+    native: NativeExtract, facet: str, content: str
+) -> None:
+    doc = orjson.loads(_stream(1, seed=3, run_ids="v7")[0])
+    doc["run"].setdefault("facets", {})[facet] = "PLAN"
+    payload = orjson.dumps(doc).replace(b'"PLAN"', PLAN_CONTENTS[content].encode())
+    assert_same(native, payload)
+    read = native(payload, DEFAULT_MAX_EVENT_BYTES) is not None
+    assert read == (content in READ), (content, read, python_path(payload))
