@@ -56,11 +56,10 @@ class Sender:
     next one's rows built while PostgreSQL runs the previous one.
 
     Building a statement's rows (tuples, then one orjson document) is ~4 us per benchmark
-    event over the five statements, ~8 ms of an 1,800-event batch, and the write task may
-    also wait for the next batch's preparation to yield first; run in turn with the
-    statements, all of that left PostgreSQL idle. Nothing else changes: one statement at a
-    time on the connection, in the same order, in the same transaction; an error is raised
-    by the next `send` or by `done`.
+    event over the five statements, ~8 ms of an 1,800-event batch; run in turn with the
+    statements, it left PostgreSQL idle. Nothing else changes: one statement at a time on
+    the connection, in the same order, in the same transaction; an error is raised by the
+    next `send` or by `done`.
     """
 
     def __init__(self, conn: asyncpg.Connection) -> None:
