@@ -37,12 +37,13 @@ async def dataset_names(engine: AsyncEngine) -> list[str]:
         return list(rows.scalars())
 
 
-async def _add_constraint(url: str) -> None:
+DATASET_CHECK = "ALTER TABLE dataset ADD CONSTRAINT refuse_me CHECK (name <> 'refused/by/db')"
+
+
+async def _run_sql(url: str, statement: str) -> None:
     engine = create_async_engine(url)
     async with engine.begin() as conn:
-        await conn.execute(
-            text("ALTER TABLE dataset ADD CONSTRAINT refuse_me CHECK (name <> 'refused/by/db')")
-        )
+        await conn.execute(text(statement))
     await engine.dispose()
 
 
@@ -51,7 +52,7 @@ def strict_url(test_services: Services) -> Iterator[str]:
     """A database with one extra CHECK constraint: a stand-in for any row PostgreSQL refuses."""
     name = f"threadline_strict_{uuid.uuid4().hex[:10]}"
     url = create_database(test_services, name)
-    asyncio.run(_add_constraint(url))
+    asyncio.run(_run_sql(url, DATASET_CHECK))
     yield url
     drop_database(test_services, name)
 
@@ -102,13 +103,6 @@ TIME_SERIES_CHECKS = {
     "run": "ALTER TABLE run ADD CONSTRAINT refuse_me CHECK (status <> 3)",
     "output": "ALTER TABLE output ADD CONSTRAINT refuse_me CHECK (num_rows <> 666)",
 }
-
-
-async def _run_sql(url: str, statement: str) -> None:
-    engine = create_async_engine(url)
-    async with engine.begin() as conn:
-        await conn.execute(text(statement))
-    await engine.dispose()
 
 
 @pytest.fixture(params=sorted(TIME_SERIES_CHECKS))
