@@ -307,10 +307,10 @@ impl Merger {
         let (_, combine, kept) = RULES[rule];
         let key_of = self.keys[rule].bind(py);
         let merged = PyDict::new(py);
-        // The rules marked `kept` in RULES are joins that keep a record met again as it is: a record
-        // object already merged (memoised locations, datasets and symlinks come back in event
-        // after event; the records are alive meanwhile, so an address is one object) would
-        // change nothing, and is passed over before its key is even made.
+        // The rules marked `kept` in RULES are joins that keep a record met again as it is:
+        // a record object already merged (memoised locations, datasets and symlinks come back
+        // in event after event; the records are alive meanwhile, so an address is one
+        // object) would change nothing, and is passed over before its key is even made.
         let mut met: HashSet<usize> = HashSet::new();
         for list in lists {
             for record in list.try_iter()? {
