@@ -10,7 +10,8 @@
 //! both sides), so the naming rules have one implementation.
 //!
 //! `merge.rs` holds `Merger`, the combining rules of `consumer/merge.py` over the same
-//! Python records; `rekey.rs` its `rekey`, that of `consumer/rekey.py`.
+//! Python records; `rekey.rs` its `rekey`, that of `consumer/rekey.py`. `render.rs` holds the
+//! lineage server's `Renderer`: the large sections of a graph's JSON body.
 
 mod envelope;
 mod facets;
@@ -20,6 +21,7 @@ mod json;
 mod merge;
 mod pyobjects;
 mod rekey;
+mod render;
 mod runs;
 
 use facets::{stop, Obj, Stop, R};
@@ -565,5 +567,10 @@ impl Extractor {
 fn threadline_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Extractor>()?;
     m.add_class::<merge::Merger>()?;
+    m.add_class::<render::Renderer>()?;
+    m.add(
+        "UnsupportedValueError",
+        m.py().get_type::<render::UnsupportedValueError>(),
+    )?;
     Ok(())
 }

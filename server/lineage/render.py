@@ -2,19 +2,23 @@
 
 A graph can hold thousands of nodes and relations; building and re-validating pydantic
 models for them cost more than the SQL (about 0.1 ms per node), so the body is built as
-plain dicts and serialised with orjson. tests/server/test_lineage_api.py checks every
-body against `LineageResponse` so the two cannot drift apart.
+plain dicts and serialised with orjson; the largest sections (runs, operations, parent and
+I/O relations) are written natively when `threadline_native` is installed (`native.py`).
+tests/server/test_lineage_api.py checks every body against `LineageResponse` so the two
+cannot drift apart, and tests/server/test_native_render.py the native sections against
+these functions.
 """
 
 from collections import defaultdict
 from collections.abc import Iterable
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import orjson
 
 from server.common.refs import LocationRef
+from server.lineage import native
 from server.lineage.model import (
     ColumnEdge,
     DatasetNode,
@@ -29,6 +33,9 @@ from server.lineage.model import (
     RunNode,
 )
 from shared.enums import ColumnLineageType, OutputType, Status
+
+if TYPE_CHECKING:
+    from threadline_native import Renderer
 
 Json = dict[str, Any]
 STATUS_NAMES = {status.value: status.name for status in Status}
@@ -183,15 +190,19 @@ def _columns(edges: Iterable[ColumnEdge], bit: ColumnLineageType) -> list[Json]:
     ]
 
 
+def _symlinks(graph: LineageGraph) -> list[Json]:
+    return [
+        {"from": _dataset_ref(s.source_id), "to": _dataset_ref(s.target_id), "type": s.type}
+        for s in graph.symlinks
+    ]
+
+
 def _relations(graph: LineageGraph) -> Json:
     refs = _Refs()
     by_kind = _io(graph.relations, refs)
     return {
         "parents": [{"from": refs[parent], "to": refs[child]} for parent, child in graph.parents],
-        "symlinks": [
-            {"from": _dataset_ref(s.source_id), "to": _dataset_ref(s.target_id), "type": s.type}
-            for s in graph.symlinks
-        ],
+        "symlinks": _symlinks(graph),
         "inputs": by_kind[RelationKind.INPUT],
         "outputs": by_kind[RelationKind.OUTPUT],
         "dataset_lineage": by_kind[RelationKind.DATASET],
@@ -217,6 +228,42 @@ def _text(value: object) -> str:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def render_json(graph: LineageGraph) -> bytes:
-    """The response body: times as RFC 3339 with Z, like pydantic's JSON elsewhere."""
-    return orjson.dumps(render(graph), default=_text, option=orjson.OPT_UTC_Z)
+def _dumps(document: Json) -> bytes:
+    return orjson.dumps(document, default=_text, option=orjson.OPT_UTC_Z)
+
+
+NATIVE, NATIVE_DECLINES = native.renderer(STATUS_NAMES, output_type_names)
+
+
+def render_json(graph: LineageGraph, renderer: "Renderer | None" = NATIVE) -> bytes:
+    """The response body: times as RFC 3339 with Z, like pydantic's JSON elsewhere. The
+    large sections come from the native `renderer` when there is one, unless it declines a
+    value (then the whole body is rendered here)."""
+    if renderer is not None:
+        try:
+            return _dumps(_spliced(graph, renderer))
+        except NATIVE_DECLINES:
+            pass
+    return _dumps(render(graph))
+
+
+def _spliced(graph: LineageGraph, renderer: "Renderer") -> Json:
+    """render(graph) with the runs, operations, parent and I/O relations written natively,
+    spliced in as JSON fragments."""
+    inputs, outputs, dataset_lineage = renderer.io(graph.relations)
+    nodes = {
+        "datasets": [_dataset(n) for n in graph.datasets],
+        "jobs": [_job(n) for n in graph.jobs],
+        "runs": orjson.Fragment(renderer.runs(graph.runs)),
+        "operations": orjson.Fragment(renderer.operations(graph.operations)),
+    }
+    relations = {
+        "parents": orjson.Fragment(renderer.parents(graph.parents)),
+        "symlinks": _symlinks(graph),
+        "inputs": orjson.Fragment(inputs),
+        "outputs": orjson.Fragment(outputs),
+        "dataset_lineage": orjson.Fragment(dataset_lineage),
+        "direct_column_lineage": _columns(graph.columns, ColumnLineageType.DIRECT),
+        "indirect_column_lineage": _columns(graph.columns, ColumnLineageType.INDIRECT),
+    }
+    return {"nodes": nodes, "relations": relations, "truncated": graph.truncated}

@@ -1,0 +1,426 @@
+//! The lineage server's large body sections as JSON bytes: runs, operations, parent relations
+//! and I/O relations (`server/lineage/render.py` splices them into the document as
+//! `orjson.Fragment`s; `server/lineage/native.py` makes the `Renderer`).
+//!
+//! Each section is written byte for byte as `server.lineage.render.render_json` writes it
+//! (orjson with `OPT_UTC_Z`): a RUN graph of ~1,600 runs spent ~4 ms of its ~30 building a
+//! dict per node and relation and serialising them. Anything this writer does not know
+//! exactly (a float, a time zone other than UTC, an integer past 64 bits, text that is not
+//! UTF-8) raises `UnsupportedValueError`, and the caller renders the whole body the Python
+//! way, which stays the definition: `tests/server/test_native_render.py` compares the two.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{
+    PyBool, PyBytes, PyDateAccess, PyDateTime, PyDict, PyInt, PyList, PyString, PyTimeAccess,
+    PyTuple, PyTzInfoAccess,
+};
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::io::Write;
+
+create_exception!(
+    threadline_native,
+    UnsupportedValueError,
+    PyException,
+    "A value the native writer does not render as orjson would: render in Python."
+);
+
+type W = Vec<u8>;
+
+fn unsupported(what: &str) -> PyErr {
+    UnsupportedValueError::new_err(what.to_owned())
+}
+
+/// The body's sections of a `LineageGraph`, written as orjson writes them.
+#[pyclass(module = "threadline_native")]
+pub struct Renderer {
+    status_names: Py<PyDict>, // Status value -> name
+    output_types: PyObject,   // render.output_type_names: bits -> [name, ...]
+    uuid: PyObject,           // uuid.UUID (asyncpg's UUID is a subclass)
+    utc: PyObject,            // datetime.UTC, the tzinfo of every stored time
+}
+
+#[pymethods]
+impl Renderer {
+    #[new]
+    fn new(config: &Bound<'_, PyDict>) -> PyResult<Self> {
+        let get = |key: &str| -> PyResult<PyObject> {
+            config
+                .get_item(key)?
+                .map(Bound::unbind)
+                .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(key.to_owned()))
+        };
+        let py = config.py();
+        Ok(Renderer {
+            status_names: get("status_names")?
+                .downcast_bound::<PyDict>(py)?
+                .clone()
+                .unbind(),
+            output_types: get("output_type_names")?,
+            uuid: get("UUID")?,
+            utc: get("utc")?,
+        })
+    }
+
+    /// `render._runs(nodes)` as JSON: a list of run objects.
+    fn runs<'py>(
+        &self,
+        py: Python<'py>,
+        nodes: &Bound<'py, PyList>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let mut out = Vec::with_capacity(320 * nodes.len() + 2);
+        out.push(b'[');
+        for (i, node) in nodes.iter().enumerate() {
+            let f = node.downcast::<PyTuple>()?;
+            sep(&mut out, i);
+            self.key(&mut out, b"{\"id\":");
+            self.text_of(&mut out, &f.get_item(0)?)?;
+            out.extend_from_slice(b",\"job_id\":");
+            self.value(&mut out, &f.get_item(1)?)?;
+            out.extend_from_slice(b",\"parent_run_id\":");
+            self.optional_text_of(&mut out, &f.get_item(2)?)?;
+            out.extend_from_slice(b",\"status\":");
+            self.status(&mut out, &f.get_item(3)?)?;
+            out.extend_from_slice(b",\"created_at\":");
+            self.value(&mut out, &f.get_item(4)?)?;
+            out.extend_from_slice(b",\"started_at\":");
+            self.value(&mut out, &f.get_item(5)?)?;
+            out.extend_from_slice(b",\"ended_at\":");
+            self.value(&mut out, &f.get_item(6)?)?;
+            out.extend_from_slice(b",\"external_id\":");
+            self.value(&mut out, &f.get_item(7)?)?;
+            out.extend_from_slice(b",\"attempt\":");
+            self.value(&mut out, &f.get_item(8)?)?;
+            out.push(b'}');
+        }
+        out.push(b']');
+        Ok(PyBytes::new(py, &out))
+    }
+
+    /// `render._operations(nodes)` as JSON: a list of operation objects.
+    fn operations<'py>(
+        &self,
+        py: Python<'py>,
+        nodes: &Bound<'py, PyList>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let mut out = Vec::with_capacity(360 * nodes.len() + 2);
+        out.push(b'[');
+        for (i, node) in nodes.iter().enumerate() {
+            let f = node.downcast::<PyTuple>()?;
+            sep(&mut out, i);
+            self.key(&mut out, b"{\"id\":");
+            self.text_of(&mut out, &f.get_item(0)?)?;
+            out.extend_from_slice(b",\"run_id\":");
+            self.text_of(&mut out, &f.get_item(1)?)?;
+            for (name, at) in [(&b",\"name\":"[..], 2), (b",\"type\":", 3)] {
+                out.extend_from_slice(name);
+                self.value(&mut out, &f.get_item(at)?)?;
+            }
+            out.extend_from_slice(b",\"status\":");
+            self.status(&mut out, &f.get_item(4)?)?;
+            let rest: [(&[u8], usize); 6] = [
+                (b",\"position\":", 5),
+                (b",\"group\":", 6),
+                (b",\"description\":", 7),
+                (b",\"created_at\":", 8),
+                (b",\"started_at\":", 9),
+                (b",\"ended_at\":", 10),
+            ];
+            for (name, at) in rest {
+                out.extend_from_slice(name);
+                self.value(&mut out, &f.get_item(at)?)?;
+            }
+            out.push(b'}');
+        }
+        out.push(b']');
+        Ok(PyBytes::new(py, &out))
+    }
+
+    /// The graph's parent relations as JSON: `{"from": ref, "to": ref}` per pair of NodeRefs.
+    fn parents<'py>(
+        &self,
+        py: Python<'py>,
+        pairs: &Bound<'py, PyList>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let mut out = Vec::with_capacity(110 * pairs.len() + 2);
+        out.push(b'[');
+        for (i, pair) in pairs.iter().enumerate() {
+            let pair = pair.downcast::<PyTuple>()?;
+            sep(&mut out, i);
+            out.extend_from_slice(b"{\"from\":");
+            self.node_ref(&mut out, &pair.get_item(0)?)?;
+            out.extend_from_slice(b",\"to\":");
+            self.node_ref(&mut out, &pair.get_item(1)?)?;
+            out.push(b'}');
+        }
+        out.push(b']');
+        Ok(PyBytes::new(py, &out))
+    }
+
+    /// `render._io(relations)` as JSON: the inputs, outputs and dataset lineage lists, each
+    /// in the graph's order.
+    fn io<'py>(
+        &self,
+        py: Python<'py>,
+        relations: &Bound<'py, PyList>,
+    ) -> PyResult<(
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+    )> {
+        let mut lists: [W; 3] = [vec![b'['], vec![b'['], vec![b'[']];
+        let mut types: HashMap<Option<i64>, W> = HashMap::new();
+        for relation in relations.iter() {
+            let f = relation.downcast::<PyTuple>()?;
+            let kind = f.get_item(0)?;
+            let at = match kind.downcast::<PyString>()?.to_str()? {
+                "INPUT" => 0,
+                "OUTPUT" => 1,
+                "DATASET" => 2,
+                _ => return Err(unsupported("relation kind")),
+            };
+            let out = &mut lists[at];
+            if out.len() > 1 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"from\":");
+            self.node_ref(out, &f.get_item(1)?)?;
+            out.extend_from_slice(b",\"to\":");
+            self.node_ref(out, &f.get_item(2)?)?;
+            let fields: [(&[u8], usize); 5] = [
+                (b",\"num_rows\":", 3),
+                (b",\"num_bytes\":", 4),
+                (b",\"num_files\":", 5),
+                (b",\"first_seen_at\":", 7),
+                (b",\"last_seen_at\":", 8),
+            ];
+            for (name, i) in fields {
+                out.extend_from_slice(name);
+                self.value(out, &f.get_item(i)?)?;
+            }
+            if at != 0 {
+                out.extend_from_slice(b",\"types\":");
+                let bits = f.get_item(6)?;
+                let key = if bits.is_none() {
+                    None
+                } else {
+                    Some(int(&bits)?)
+                };
+                let written = match types.entry(key) {
+                    Entry::Occupied(found) => found.into_mut(),
+                    Entry::Vacant(slot) => {
+                        let names = self.output_types.bind(py).call1((&bits,))?;
+                        let mut written = Vec::new();
+                        self.value(&mut written, &names)?;
+                        slot.insert(written)
+                    }
+                };
+                out.extend_from_slice(written);
+            }
+            out.push(b'}');
+        }
+        let [inputs, outputs, dataset] = lists.map(|mut list| {
+            list.push(b']');
+            list
+        });
+        Ok((
+            PyBytes::new(py, &inputs),
+            PyBytes::new(py, &outputs),
+            PyBytes::new(py, &dataset),
+        ))
+    }
+}
+
+impl Renderer {
+    #[inline(always)]
+    fn key(&self, out: &mut W, key: &[u8]) {
+        out.extend_from_slice(key);
+    }
+
+    /// `{"kind": ref.kind, "id": id}`, a UUID id as its text (render._Refs).
+    fn node_ref(&self, out: &mut W, node: &Bound<'_, PyAny>) -> PyResult<()> {
+        let node = node.downcast::<PyTuple>()?;
+        out.extend_from_slice(b"{\"kind\":");
+        self.value(out, &node.get_item(0)?)?;
+        out.extend_from_slice(b",\"id\":");
+        self.value(out, &node.get_item(1)?)?;
+        out.push(b'}');
+        Ok(())
+    }
+
+    /// `names[status]`: the Status name of a stored value.
+    fn status(&self, out: &mut W, status: &Bound<'_, PyAny>) -> PyResult<()> {
+        match self.status_names.bind(status.py()).get_item(status)? {
+            Some(name) => self.value(out, &name),
+            None => Err(unsupported("status")), // Python raises the KeyError
+        }
+    }
+
+    /// `str(value)` of an id: a UUID's canonical text, or text as it is.
+    fn text_of(&self, out: &mut W, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if self.is_uuid(value)? {
+            let bits: u128 = value.getattr(intern!(value.py(), "int"))?.extract()?;
+            uuid(out, bits);
+            return Ok(());
+        }
+        if value.is_instance_of::<PyString>() {
+            return self.value(out, value);
+        }
+        Err(unsupported("id"))
+    }
+
+    fn optional_text_of(&self, out: &mut W, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if value.is_none() {
+            out.extend_from_slice(b"null");
+            return Ok(());
+        }
+        self.text_of(out, value)
+    }
+
+    fn is_uuid(&self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        value.is_instance(self.uuid.bind(value.py()))
+    }
+
+    /// A JSON value as orjson writes it (`OPT_UTC_Z`), UUIDs as their text (the `default`
+    /// hook of render_json); anything else is `UnsupportedValueError`.
+    fn value(&self, out: &mut W, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if value.is_none() {
+            out.extend_from_slice(b"null");
+        } else if let Ok(text) = value.downcast::<PyString>() {
+            let text = text.to_str().map_err(|_| unsupported("text"))?;
+            string(out, text);
+        } else if let Ok(flag) = value.downcast::<PyBool>() {
+            out.extend_from_slice(if flag.is_true() { b"true" } else { b"false" });
+        } else if value.is_instance_of::<PyInt>() {
+            if let Ok(small) = value.extract::<i64>() {
+                write!(out, "{small}").expect("write to a Vec");
+            } else if let Ok(large) = value.extract::<u64>() {
+                write!(out, "{large}").expect("write to a Vec");
+            } else {
+                return Err(unsupported("integer"));
+            }
+        } else if let Ok(time) = value.downcast::<PyDateTime>() {
+            self.datetime(out, time)?;
+        } else if let Ok(list) = value.downcast::<PyList>() {
+            out.push(b'[');
+            for (i, item) in list.iter().enumerate() {
+                sep(out, i);
+                self.value(out, &item)?;
+            }
+            out.push(b']');
+        } else if self.is_uuid(value)? {
+            let bits: u128 = value.getattr(intern!(value.py(), "int"))?.extract()?;
+            uuid(out, bits);
+        } else {
+            return Err(unsupported("type"));
+        }
+        Ok(())
+    }
+
+    /// RFC 3339 as orjson writes a datetime: microseconds only when not zero, `Z` for UTC,
+    /// no offset for a naive time.
+    fn datetime(&self, out: &mut W, time: &Bound<'_, PyDateTime>) -> PyResult<()> {
+        let zone = match time.get_tzinfo() {
+            None => &b""[..],
+            Some(tz) if tz.is(self.utc.bind(time.py())) => b"Z",
+            Some(_) => return Err(unsupported("time zone")),
+        };
+        out.push(b'"');
+        digits(out, time.get_year() as u32, 4);
+        out.push(b'-');
+        digits(out, time.get_month().into(), 2);
+        out.push(b'-');
+        digits(out, time.get_day().into(), 2);
+        out.push(b'T');
+        digits(out, time.get_hour().into(), 2);
+        out.push(b':');
+        digits(out, time.get_minute().into(), 2);
+        out.push(b':');
+        digits(out, time.get_second().into(), 2);
+        let micros = time.get_microsecond();
+        if micros != 0 {
+            out.push(b'.');
+            digits(out, micros, 6);
+        }
+        out.extend_from_slice(zone);
+        out.push(b'"');
+        Ok(())
+    }
+}
+
+fn int(value: &Bound<'_, PyAny>) -> PyResult<i64> {
+    value.extract::<i64>().map_err(|_| unsupported("integer"))
+}
+
+/// `value` as `width` decimal digits, zero-padded (the caller knows it fits).
+#[inline(always)]
+fn digits(out: &mut W, mut value: u32, width: usize) {
+    let start = out.len();
+    out.resize(start + width, b'0');
+    for slot in out[start..].iter_mut().rev() {
+        *slot = b'0' + (value % 10) as u8;
+        value /= 10;
+    }
+}
+
+#[inline(always)]
+fn sep(out: &mut W, i: usize) {
+    if i > 0 {
+        out.push(b',');
+    }
+}
+
+/// A UUID's canonical text: 8-4-4-4-12 lowercase hex digits.
+fn uuid(out: &mut W, bits: u128) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut text = [0u8; 38];
+    text[0] = b'"';
+    text[37] = b'"';
+    let mut at = 1;
+    for (i, byte) in bits.to_be_bytes().into_iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            text[at] = b'-';
+            at += 1;
+        }
+        text[at] = HEX[(byte >> 4) as usize];
+        text[at + 1] = HEX[(byte & 0xF) as usize];
+        at += 2;
+    }
+    out.extend_from_slice(&text);
+}
+
+/// A JSON string as orjson escapes it: `"` and `\`, the short forms of \b \t \n \f \r, any
+/// other control character as `\u00XX`; everything else as its UTF-8 bytes.
+fn string(out: &mut W, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let short: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            b'\t' => b"\\t",
+            b'\n' => b"\\n",
+            0x0c => b"\\f",
+            b'\r' => b"\\r",
+            0x00..=0x1f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if short.is_empty() {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[(b >> 4) as usize]);
+            out.push(HEX[(b & 0xF) as usize]);
+        } else {
+            out.extend_from_slice(short);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}

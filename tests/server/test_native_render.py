@@ -1,0 +1,236 @@
+"""The native writer of a lineage body's large sections gives render.py's bytes exactly.
+
+`render_json(graph, None)` renders the whole body in Python (the definition);
+`render_json(graph)` writes the runs, operations, parent and I/O relations natively
+(`native/src/render.rs`). Every graph here must come out byte for byte the same both ways,
+including the values the native writer declines (it then leaves the body to Python, errors
+included). The lineage API tests run the native path on every scenario graph as well.
+"""
+
+import random
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+import orjson
+import pytest
+from asyncpg.pgproto import pgproto
+
+from server.lineage import render
+from server.lineage.model import (
+    IORelation,
+    LineageGraph,
+    NodeKind,
+    NodeRef,
+    OperationNode,
+    ParentRelation,
+    RelationKind,
+    RunNode,
+)
+from shared.enums import Status
+
+if TYPE_CHECKING:
+    from threadline_native import Renderer
+
+pytestmark = pytest.mark.unit
+
+TEXTS = [
+    "scheduled__2026-01-05T00:00:00+00:00",
+    "",
+    'quote " and backslash \\ and slash /',
+    "controls \x00\x01\x08\t\n\x0b\x0c\r\x1f\x7f end",
+    "unicode é ß 中文 \u2028\u2029 \U0001f600",
+]
+TIMES = [
+    datetime(2026, 1, 5, 0, 38, 23, 172000, tzinfo=UTC),
+    datetime(2026, 1, 5, 0, 38, 23, tzinfo=UTC),  # no fraction: none written
+    datetime(2026, 1, 5, 0, 38, 23, 5, tzinfo=UTC),
+    datetime(1, 1, 1, tzinfo=UTC),
+    datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+    datetime(2026, 11, 26, 12, 0, tzinfo=UTC).replace(tzinfo=None),  # naive: no zone written
+]
+INTS = [0, 1, -1, 42, 2**31, 2**63 - 1, -(2**63), 2**64 - 1]
+
+
+def native() -> "Renderer":
+    if render.NATIVE is None:
+        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    return render.NATIVE
+
+
+def both(graph: LineageGraph, *, declined: bool = False) -> bytes:
+    """The body both ways; they must be equal. Unless the graph holds a value the native
+    writer declines, its sections must be written natively (no fallback)."""
+    python = render.render_json(graph, None)
+    assert render.render_json(graph, native()) == python
+    if declined:
+        with pytest.raises(render.NATIVE_DECLINES):
+            render._spliced(graph, native())
+    else:
+        assert render._dumps(render._spliced(graph, native())) == python
+    return python
+
+
+def asyncpg_uuid(value: UUID) -> UUID:
+    """The UUID subclass asyncpg decodes into, which orjson does not know."""
+    made: UUID = pgproto.UUID(value.bytes)
+    return made
+
+
+def random_graph(rng: random.Random) -> LineageGraph:
+    def maybe(values: Sequence[Any]) -> Any:
+        return rng.choice([None, *values])
+
+    def an_id() -> UUID:
+        value = UUID(int=rng.getrandbits(128))
+        return asyncpg_uuid(value) if rng.random() < 0.5 else value
+
+    def ref() -> NodeRef:
+        kind = rng.choice(list(NodeKind))
+        ident = an_id() if kind in (NodeKind.RUN, NodeKind.OPERATION) else rng.choice(INTS)
+        return NodeRef(kind, ident)
+
+    runs = [
+        RunNode(
+            an_id(),
+            rng.choice(INTS),
+            maybe([an_id()]),
+            rng.choice(list(Status)).value,
+            rng.choice(TIMES),
+            maybe(TIMES),
+            maybe(TIMES),
+            maybe(TEXTS),
+            maybe(INTS),
+        )
+        for _ in range(rng.randrange(20))
+    ]
+    operations = [
+        OperationNode(
+            an_id(),
+            an_id(),
+            maybe(TEXTS),
+            maybe(["BATCH", "STREAMING"]),
+            int(rng.choice(list(Status))),
+            maybe(INTS),
+            maybe(TEXTS),
+            maybe(TEXTS),
+            rng.choice(TIMES),
+            maybe(TIMES),
+            maybe(TIMES),
+        )
+        for _ in range(rng.randrange(10))
+    ]
+    relations = [
+        IORelation(
+            rng.choice(list(RelationKind)),
+            ref(),
+            ref(),
+            maybe(INTS),
+            maybe(INTS),
+            maybe(INTS),
+            maybe([0, 1, 8, 16, 24, 127]),
+            rng.choice(TIMES),
+            rng.choice(TIMES),
+        )
+        for _ in range(rng.randrange(20))
+    ]
+    parents = [ParentRelation(ref(), ref()) for _ in range(rng.randrange(20))]
+    graph = LineageGraph(runs=runs, operations=operations, relations=relations, parents=parents)
+    graph.truncated = rng.random() < 0.5
+    return graph
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_random_graphs_render_the_same(seed: int) -> None:
+    both(random_graph(random.Random(seed)))
+
+
+def test_every_character_below_128_and_beyond_is_escaped_as_orjson_does() -> None:
+    text = "".join(map(chr, range(128))) + "é\u2028\U0001f600"
+    run = RunNode(uuid.uuid4(), 1, None, 2, TIMES[0], None, None, text, None)
+    body = orjson.loads(both(LineageGraph(runs=[run])))
+    assert body["nodes"]["runs"][0]["external_id"] == text
+
+
+def test_ids_of_either_uuid_class_are_their_canonical_text() -> None:
+    value = uuid.uuid4()
+    runs = [
+        RunNode(value, 1, asyncpg_uuid(value), 1, TIMES[0], None, None, None, None),
+        RunNode(asyncpg_uuid(value), 1, value, 1, TIMES[0], None, None, None, None),
+    ]
+    parents = [ParentRelation(NodeRef(NodeKind.RUN, asyncpg_uuid(value)), NodeRef(NodeKind.JOB, 7))]
+    body = orjson.loads(both(LineageGraph(runs=runs, parents=parents)))
+    assert [r["id"] for r in body["nodes"]["runs"]] == [str(value)] * 2
+    assert body["relations"]["parents"][0]["from"] == {"kind": "RUN", "id": str(value)}
+
+
+def test_output_types_are_named_on_outputs_and_dataset_lineage_only() -> None:
+    source, target = NodeRef(NodeKind.DATASET, 1), NodeRef(NodeKind.RUN, uuid.uuid4())
+    relations = [
+        IORelation(kind, source, target, 1, 2, 3, bits, TIMES[0], TIMES[1])
+        for kind in RelationKind
+        for bits in (None, 0, 8, 24)
+    ]
+    body = orjson.loads(both(LineageGraph(relations=relations)))["relations"]
+    assert all("types" not in r for r in body["inputs"])
+    assert [r["types"] for r in body["outputs"]] == [[], [], ["APPEND"], ["APPEND", "OVERWRITE"]]
+    assert len(body["dataset_lineage"]) == 4
+
+
+# Values the native writer declines (a time zone other than UTC, a float, an id that is
+# neither a UUID nor text) or writes though the database never gives them (a bool): the body
+# is the Python rendering's all the same.
+ELSEWHERE = timezone(timedelta(hours=1))
+
+
+def run_with(**fields: object) -> RunNode:
+    values = {
+        "id": uuid.uuid4(),
+        "job_id": 1,
+        "parent_run_id": None,
+        "status": 1,
+        "created_at": TIMES[0],
+        "started_at": None,
+        "ended_at": None,
+        "external_id": None,
+        "attempt": None,
+    }
+    return RunNode(**{**values, **fields})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        run_with(created_at=datetime(2026, 1, 5, tzinfo=ELSEWHERE)),
+        run_with(attempt=1.5),
+        run_with(attempt=True),
+        run_with(id="text id"),
+        run_with(id=12),
+    ],
+    ids=["time zone", "float", "bool", "text id", "integer id"],
+)
+def test_unusual_values_render_the_python_way(run: RunNode) -> None:
+    declined = not isinstance(run.attempt, bool) and not isinstance(run.id, str)
+    both(LineageGraph(runs=[run]), declined=declined)
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        run_with(job_id=2**64),
+        run_with(external_id="\ud800"),
+        run_with(status=99),
+        run_with(attempt=object()),
+    ],
+    ids=["integer past 64 bits", "lone surrogate", "unknown status", "object"],
+)
+def test_values_python_refuses_raise_the_same_error(run: RunNode) -> None:
+    graph = LineageGraph(runs=[run])
+    with pytest.raises((KeyError, TypeError)) as python:  # orjson's errors are TypeErrors
+        render.render_json(graph, None)
+    with pytest.raises((KeyError, TypeError)) as spliced:
+        render.render_json(graph, native())
+    assert type(spliced.value) is type(python.value)
+    assert str(spliced.value) == str(python.value)
