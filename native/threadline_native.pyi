@@ -22,11 +22,18 @@ class UnsupportedValueError(Exception):
 
 class Renderer:
     def __init__(self, config: dict[str, Any]) -> None: ...
-    def runs(self, nodes: list[Any]) -> bytes:
-        """server.lineage.render's runs list as JSON."""
-    def operations(self, nodes: list[Any]) -> bytes:
-        """server.lineage.render's operations list as JSON."""
-    def parents(self, pairs: list[Any]) -> bytes:
-        """The parent relations (pairs of NodeRefs) as JSON."""
-    def io(self, relations: list[Any]) -> tuple[bytes, bytes, bytes]:
-        """The I/O relations as JSON: inputs, outputs and dataset lineage."""
+    def body(
+        self,
+        *,
+        datasets: bytes,
+        jobs: bytes,
+        runs: list[Any],
+        operations: list[Any],
+        parents: list[Any],
+        symlinks: bytes,
+        relations: list[Any],
+        direct: bytes,
+        indirect: bytes,
+        truncated: bool,
+    ) -> bytes:
+        """server.lineage.render's body: these lists written natively, the bytes as given."""

@@ -19,7 +19,7 @@ use pyo3::types::{
 };
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
-use std::io::Write;
+use std::sync::Mutex;
 
 create_exception!(
     threadline_native,
@@ -29,6 +29,9 @@ create_exception!(
 );
 
 type W = Vec<u8>;
+
+/// Past this size the body buffer is freed after use rather than kept for the next body.
+const KEPT_BUFFER_BYTES: usize = 8 << 20;
 
 fn unsupported(what: &str) -> PyErr {
     UnsupportedValueError::new_err(what.to_owned())
@@ -41,6 +44,9 @@ pub struct Renderer {
     output_types: PyObject,   // render.output_type_names: bits -> [name, ...]
     uuid: PyObject,           // uuid.UUID (asyncpg's UUID is a subclass)
     utc: PyObject,            // datetime.UTC, the tzinfo of every stored time
+    /// The body is written here and copied out once: a fresh megabyte per request cost
+    /// page faults (~15% of the writing).
+    buffer: Mutex<W>,
 }
 
 #[pymethods]
@@ -62,65 +68,119 @@ impl Renderer {
             output_types: get("output_type_names")?,
             uuid: get("UUID")?,
             utc: get("utc")?,
+            buffer: Mutex::new(Vec::new()),
         })
     }
 
-    /// `render._runs(nodes)` as JSON: a list of run objects.
-    fn runs<'py>(
+    /// The whole body of `render.render(graph)` as orjson writes it: the runs, operations,
+    /// parent and I/O relations written here, the small sections (`datasets`, `jobs`,
+    /// `symlinks`, `direct` and `indirect` column lineage) as the caller's JSON.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (*, datasets, jobs, runs, operations, parents, symlinks, relations, direct, indirect, truncated))]
+    fn body<'py>(
         &self,
         py: Python<'py>,
-        nodes: &Bound<'py, PyList>,
+        datasets: &[u8],
+        jobs: &[u8],
+        runs: &Bound<'py, PyList>,
+        operations: &Bound<'py, PyList>,
+        parents: &Bound<'py, PyList>,
+        symlinks: &[u8],
+        relations: &Bound<'py, PyList>,
+        direct: &[u8],
+        indirect: &[u8],
+        truncated: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let mut out = Vec::with_capacity(320 * nodes.len() + 2);
+        let mut out = self
+            .buffer
+            .try_lock()
+            .map_err(|_| unsupported("buffer in use"))?;
+        out.clear();
+        out.extend_from_slice(b"{\"nodes\":{\"datasets\":");
+        out.extend_from_slice(datasets);
+        out.extend_from_slice(b",\"jobs\":");
+        out.extend_from_slice(jobs);
+        out.extend_from_slice(b",\"runs\":");
+        self.runs(&mut out, runs)?;
+        out.extend_from_slice(b",\"operations\":");
+        self.operations(&mut out, operations)?;
+        out.extend_from_slice(b"},\"relations\":{\"parents\":");
+        self.parents(&mut out, parents)?;
+        out.extend_from_slice(b",\"symlinks\":");
+        out.extend_from_slice(symlinks);
+        let mut types = HashMap::new();
+        for (name, kind) in [
+            (&b",\"inputs\":"[..], "INPUT"),
+            (b",\"outputs\":", "OUTPUT"),
+            (b",\"dataset_lineage\":", "DATASET"),
+        ] {
+            out.extend_from_slice(name);
+            self.io(&mut out, relations, kind, &mut types)?;
+        }
+        out.extend_from_slice(b",\"direct_column_lineage\":");
+        out.extend_from_slice(direct);
+        out.extend_from_slice(b",\"indirect_column_lineage\":");
+        out.extend_from_slice(indirect);
+        out.extend_from_slice(if truncated {
+            b"},\"truncated\":true}"
+        } else {
+            b"},\"truncated\":false}"
+        });
+        let body = PyBytes::new(py, &out);
+        if out.capacity() > KEPT_BUFFER_BYTES {
+            *out = Vec::new(); // a rare huge graph's buffer is not kept
+        }
+        Ok(body)
+    }
+}
+
+impl Renderer {
+    /// `render._runs(nodes)`: a list of run objects.
+    fn runs(&self, out: &mut W, nodes: &Bound<'_, PyList>) -> PyResult<()> {
         out.push(b'[');
         for (i, node) in nodes.iter().enumerate() {
             let f = node.downcast::<PyTuple>()?;
-            sep(&mut out, i);
-            self.key(&mut out, b"{\"id\":");
-            self.text_of(&mut out, &f.get_item(0)?)?;
+            sep(out, i);
+            out.extend_from_slice(b"{\"id\":");
+            self.text_of(out, &f.get_item(0)?)?;
             out.extend_from_slice(b",\"job_id\":");
-            self.value(&mut out, &f.get_item(1)?)?;
+            self.value(out, &f.get_item(1)?)?;
             out.extend_from_slice(b",\"parent_run_id\":");
-            self.optional_text_of(&mut out, &f.get_item(2)?)?;
+            self.optional_text_of(out, &f.get_item(2)?)?;
             out.extend_from_slice(b",\"status\":");
-            self.status(&mut out, &f.get_item(3)?)?;
+            self.status(out, &f.get_item(3)?)?;
             out.extend_from_slice(b",\"created_at\":");
-            self.value(&mut out, &f.get_item(4)?)?;
+            self.value(out, &f.get_item(4)?)?;
             out.extend_from_slice(b",\"started_at\":");
-            self.value(&mut out, &f.get_item(5)?)?;
+            self.value(out, &f.get_item(5)?)?;
             out.extend_from_slice(b",\"ended_at\":");
-            self.value(&mut out, &f.get_item(6)?)?;
+            self.value(out, &f.get_item(6)?)?;
             out.extend_from_slice(b",\"external_id\":");
-            self.value(&mut out, &f.get_item(7)?)?;
+            self.value(out, &f.get_item(7)?)?;
             out.extend_from_slice(b",\"attempt\":");
-            self.value(&mut out, &f.get_item(8)?)?;
+            self.value(out, &f.get_item(8)?)?;
             out.push(b'}');
         }
         out.push(b']');
-        Ok(PyBytes::new(py, &out))
+        Ok(())
     }
 
-    /// `render._operations(nodes)` as JSON: a list of operation objects.
-    fn operations<'py>(
-        &self,
-        py: Python<'py>,
-        nodes: &Bound<'py, PyList>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        let mut out = Vec::with_capacity(360 * nodes.len() + 2);
+    /// `render._operations(nodes)`: a list of operation objects.
+    fn operations(&self, out: &mut W, nodes: &Bound<'_, PyList>) -> PyResult<()> {
         out.push(b'[');
         for (i, node) in nodes.iter().enumerate() {
             let f = node.downcast::<PyTuple>()?;
-            sep(&mut out, i);
-            self.key(&mut out, b"{\"id\":");
-            self.text_of(&mut out, &f.get_item(0)?)?;
+            sep(out, i);
+            out.extend_from_slice(b"{\"id\":");
+            self.text_of(out, &f.get_item(0)?)?;
             out.extend_from_slice(b",\"run_id\":");
-            self.text_of(&mut out, &f.get_item(1)?)?;
+            self.text_of(out, &f.get_item(1)?)?;
             for (name, at) in [(&b",\"name\":"[..], 2), (b",\"type\":", 3)] {
                 out.extend_from_slice(name);
-                self.value(&mut out, &f.get_item(at)?)?;
+                self.value(out, &f.get_item(at)?)?;
             }
             out.extend_from_slice(b",\"status\":");
-            self.status(&mut out, &f.get_item(4)?)?;
+            self.status(out, &f.get_item(4)?)?;
             let rest: [(&[u8], usize); 6] = [
                 (b",\"position\":", 5),
                 (b",\"group\":", 6),
@@ -131,61 +191,55 @@ impl Renderer {
             ];
             for (name, at) in rest {
                 out.extend_from_slice(name);
-                self.value(&mut out, &f.get_item(at)?)?;
+                self.value(out, &f.get_item(at)?)?;
             }
             out.push(b'}');
         }
         out.push(b']');
-        Ok(PyBytes::new(py, &out))
+        Ok(())
     }
 
-    /// The graph's parent relations as JSON: `{"from": ref, "to": ref}` per pair of NodeRefs.
-    fn parents<'py>(
-        &self,
-        py: Python<'py>,
-        pairs: &Bound<'py, PyList>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        let mut out = Vec::with_capacity(110 * pairs.len() + 2);
+    /// The parent relations: `{"from": ref, "to": ref}` per pair of NodeRefs.
+    fn parents(&self, out: &mut W, pairs: &Bound<'_, PyList>) -> PyResult<()> {
         out.push(b'[');
         for (i, pair) in pairs.iter().enumerate() {
             let pair = pair.downcast::<PyTuple>()?;
-            sep(&mut out, i);
+            sep(out, i);
             out.extend_from_slice(b"{\"from\":");
-            self.node_ref(&mut out, &pair.get_item(0)?)?;
+            self.node_ref(out, &pair.get_item(0)?)?;
             out.extend_from_slice(b",\"to\":");
-            self.node_ref(&mut out, &pair.get_item(1)?)?;
+            self.node_ref(out, &pair.get_item(1)?)?;
             out.push(b'}');
         }
         out.push(b']');
-        Ok(PyBytes::new(py, &out))
+        Ok(())
     }
 
-    /// `render._io(relations)` as JSON: the inputs, outputs and dataset lineage lists, each
-    /// in the graph's order.
-    fn io<'py>(
+    /// The relations of one `kind` of `render._io(relations)`, in the graph's order (a
+    /// relation of no known kind is declined: Python raises the KeyError).
+    fn io(
         &self,
-        py: Python<'py>,
-        relations: &Bound<'py, PyList>,
-    ) -> PyResult<(
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-    )> {
-        let mut lists: [W; 3] = [vec![b'['], vec![b'['], vec![b'[']];
-        let mut types: HashMap<Option<i64>, W> = HashMap::new();
+        out: &mut W,
+        relations: &Bound<'_, PyList>,
+        kind: &str,
+        types: &mut HashMap<Option<i64>, W>,
+    ) -> PyResult<()> {
+        out.push(b'[');
+        let mut first = true;
         for relation in relations.iter() {
             let f = relation.downcast::<PyTuple>()?;
-            let kind = f.get_item(0)?;
-            let at = match kind.downcast::<PyString>()?.to_str()? {
-                "INPUT" => 0,
-                "OUTPUT" => 1,
-                "DATASET" => 2,
-                _ => return Err(unsupported("relation kind")),
-            };
-            let out = &mut lists[at];
-            if out.len() > 1 {
+            let this = f.get_item(0)?;
+            let this = this.downcast::<PyString>()?.to_str()?;
+            if this != kind {
+                if !matches!(this, "INPUT" | "OUTPUT" | "DATASET") {
+                    return Err(unsupported("relation kind"));
+                }
+                continue;
+            }
+            if !first {
                 out.push(b',');
             }
+            first = false;
             out.extend_from_slice(b"{\"from\":");
             self.node_ref(out, &f.get_item(1)?)?;
             out.extend_from_slice(b",\"to\":");
@@ -201,43 +255,39 @@ impl Renderer {
                 out.extend_from_slice(name);
                 self.value(out, &f.get_item(i)?)?;
             }
-            if at != 0 {
+            if kind != "INPUT" {
                 out.extend_from_slice(b",\"types\":");
-                let bits = f.get_item(6)?;
-                let key = if bits.is_none() {
-                    None
-                } else {
-                    Some(int(&bits)?)
-                };
-                let written = match types.entry(key) {
-                    Entry::Occupied(found) => found.into_mut(),
-                    Entry::Vacant(slot) => {
-                        let names = self.output_types.bind(py).call1((&bits,))?;
-                        let mut written = Vec::new();
-                        self.value(&mut written, &names)?;
-                        slot.insert(written)
-                    }
-                };
-                out.extend_from_slice(written);
+                self.output_types(out, &f.get_item(6)?, types)?;
             }
             out.push(b'}');
         }
-        let [inputs, outputs, dataset] = lists.map(|mut list| {
-            list.push(b']');
-            list
-        });
-        Ok((
-            PyBytes::new(py, &inputs),
-            PyBytes::new(py, &outputs),
-            PyBytes::new(py, &dataset),
-        ))
+        out.push(b']');
+        Ok(())
     }
-}
 
-impl Renderer {
-    #[inline(always)]
-    fn key(&self, out: &mut W, key: &[u8]) {
-        out.extend_from_slice(key);
+    /// `render.output_type_names(bits)`, memoised per body.
+    fn output_types(
+        &self,
+        out: &mut W,
+        bits: &Bound<'_, PyAny>,
+        types: &mut HashMap<Option<i64>, W>,
+    ) -> PyResult<()> {
+        let key = if bits.is_none() {
+            None
+        } else {
+            Some(int(bits)?)
+        };
+        let written = match types.entry(key) {
+            Entry::Occupied(found) => found.into_mut(),
+            Entry::Vacant(slot) => {
+                let names = self.output_types.bind(bits.py()).call1((bits,))?;
+                let mut written = Vec::new();
+                self.value(&mut written, &names)?;
+                slot.insert(written)
+            }
+        };
+        out.extend_from_slice(written);
+        Ok(())
     }
 
     /// `{"kind": ref.kind, "id": id}`, a UUID id as its text (render._Refs).
@@ -287,6 +337,11 @@ impl Renderer {
     /// A JSON value as orjson writes it (`OPT_UTC_Z`), UUIDs as their text (the `default`
     /// hook of render_json); anything else is `UnsupportedValueError`.
     fn value(&self, out: &mut W, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        // The stored times first, by their exact type: the subtype checks below walk a type's
+        // bases for every value that is not of theirs.
+        if let Ok(time) = value.downcast_exact::<PyDateTime>() {
+            return self.datetime(out, time);
+        }
         if value.is_none() {
             out.extend_from_slice(b"null");
         } else if let Ok(text) = value.downcast::<PyString>() {
@@ -296,9 +351,9 @@ impl Renderer {
             out.extend_from_slice(if flag.is_true() { b"true" } else { b"false" });
         } else if value.is_instance_of::<PyInt>() {
             if let Ok(small) = value.extract::<i64>() {
-                write!(out, "{small}").expect("write to a Vec");
+                out.extend_from_slice(itoa::Buffer::new().format(small).as_bytes());
             } else if let Ok(large) = value.extract::<u64>() {
-                write!(out, "{large}").expect("write to a Vec");
+                out.extend_from_slice(itoa::Buffer::new().format(large).as_bytes());
             } else {
                 return Err(unsupported("integer"));
             }

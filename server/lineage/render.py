@@ -228,7 +228,7 @@ def _text(value: object) -> str:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def _dumps(document: Json) -> bytes:
+def _dumps(document: Json | list[Json]) -> bytes:
     return orjson.dumps(document, default=_text, option=orjson.OPT_UTC_Z)
 
 
@@ -236,34 +236,29 @@ NATIVE, NATIVE_DECLINES = native.renderer(STATUS_NAMES, output_type_names)
 
 
 def render_json(graph: LineageGraph, renderer: "Renderer | None" = NATIVE) -> bytes:
-    """The response body: times as RFC 3339 with Z, like pydantic's JSON elsewhere. The
-    large sections come from the native `renderer` when there is one, unless it declines a
-    value (then the whole body is rendered here)."""
+    """The response body: times as RFC 3339 with Z, like pydantic's JSON elsewhere. Written
+    by the native `renderer` when there is one, unless it declines a value (then the whole
+    body is rendered here)."""
     if renderer is not None:
         try:
-            return _dumps(_spliced(graph, renderer))
+            return native_body(graph, renderer)
         except NATIVE_DECLINES:
             pass
     return _dumps(render(graph))
 
 
-def _spliced(graph: LineageGraph, renderer: "Renderer") -> Json:
-    """render(graph) with the runs, operations, parent and I/O relations written natively,
-    spliced in as JSON fragments."""
-    inputs, outputs, dataset_lineage = renderer.io(graph.relations)
-    nodes = {
-        "datasets": [_dataset(n) for n in graph.datasets],
-        "jobs": [_job(n) for n in graph.jobs],
-        "runs": orjson.Fragment(renderer.runs(graph.runs)),
-        "operations": orjson.Fragment(renderer.operations(graph.operations)),
-    }
-    relations = {
-        "parents": orjson.Fragment(renderer.parents(graph.parents)),
-        "symlinks": _symlinks(graph),
-        "inputs": orjson.Fragment(inputs),
-        "outputs": orjson.Fragment(outputs),
-        "dataset_lineage": orjson.Fragment(dataset_lineage),
-        "direct_column_lineage": _columns(graph.columns, ColumnLineageType.DIRECT),
-        "indirect_column_lineage": _columns(graph.columns, ColumnLineageType.INDIRECT),
-    }
-    return {"nodes": nodes, "relations": relations, "truncated": graph.truncated}
+def native_body(graph: LineageGraph, renderer: "Renderer") -> bytes:
+    """render_json's bytes, the runs, operations, parent and I/O relations written natively
+    and the small sections by orjson here."""
+    return renderer.body(
+        datasets=_dumps([_dataset(n) for n in graph.datasets]),
+        jobs=_dumps([_job(n) for n in graph.jobs]),
+        runs=graph.runs,
+        operations=graph.operations,
+        parents=graph.parents,
+        symlinks=_dumps(_symlinks(graph)),
+        relations=graph.relations,
+        direct=_dumps(_columns(graph.columns, ColumnLineageType.DIRECT)),
+        indirect=_dumps(_columns(graph.columns, ColumnLineageType.INDIRECT)),
+        truncated=graph.truncated,
+    )
