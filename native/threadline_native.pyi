@@ -37,3 +37,6 @@ class Renderer:
         truncated: bool,
     ) -> bytes:
         """server.lineage.render's body: these lists written natively, the bytes as given."""
+
+def order_relations(relations: list[Any], keep: Any, uuid: type) -> list[Any]:
+    """The relations whose two ends are in `keep`, sorted by (kind, source, target)."""

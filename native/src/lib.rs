@@ -11,10 +11,11 @@
 //!
 //! `merge.rs` holds `Merger`, the combining rules of `consumer/merge.py` over the same
 //! Python records; `rekey.rs` its `rekey`, that of `consumer/rekey.py`. `render.rs` holds the
-//! lineage server's `Renderer`: the large sections of a graph's JSON body.
+//! lineage server's `Renderer` (a graph's JSON body), `graph.rs` its relation order.
 
 mod envelope;
 mod facets;
+mod graph;
 mod integrations;
 mod io;
 mod json;
@@ -568,6 +569,7 @@ fn threadline_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Extractor>()?;
     m.add_class::<merge::Merger>()?;
     m.add_class::<render::Renderer>()?;
+    m.add_function(wrap_pyfunction!(graph::order_relations, m)?)?;
     m.add(
         "UnsupportedValueError",
         m.py().get_type::<render::UnsupportedValueError>(),

@@ -14,11 +14,12 @@ import orjson
 
 from server.common.refs import LocationRef
 from server.errors import NotFoundError
-from server.lineage import node_queries
+from server.lineage import native, node_queries
 from server.lineage.model import (
     UUID_KINDS,
     DatasetNode,
     Granularity,
+    IORelation,
     JobNode,
     LineageGraph,
     LineageRequest,
@@ -32,6 +33,7 @@ from server.lineage.model import (
     node_ref,
     order_key,
 )
+from server.lineage.native import RelationOrder
 from server.lineage.node_queries import JOB_COLUMNS
 from server.lineage.sql import Connection, Record
 from server.lineage.traversal import Traversal
@@ -173,11 +175,30 @@ def _attach_relations(graph: LineageGraph, trav: Traversal, unloaded: set[NodeRe
     """Keep only relations whose two ends were loaded; parents from the loaded nodes."""
     keep: Collection[NodeRef] = trav.nodes.keys() - unloaded if unloaded else trav.nodes
     graph.parents = _parents(graph, keep)
-    graph.relations = sorted(
-        (r for r in trav.relations.values() if r.source in keep and r.target in keep),
+    graph.relations = ordered_relations(list(trav.relations.values()), keep)
+    graph.symlinks = sorted(trav.symlinks.values(), key=lambda s: (s.source_id, s.target_id))
+
+
+NATIVE_ORDER = native.relation_order()
+NATIVE_DECLINES = native.declines()
+
+
+def ordered_relations(
+    relations: list[IORelation],
+    keep: Collection[NodeRef],
+    order: RelationOrder | None = NATIVE_ORDER,
+) -> list[IORelation]:
+    """The relations whose two ends are in `keep`, by kind, source and target (natively when
+    the module is installed, unless it declines an id)."""
+    if order is not None:
+        try:
+            return order(relations, keep)
+        except NATIVE_DECLINES:
+            pass
+    return sorted(
+        (r for r in relations if r.source in keep and r.target in keep),
         key=lambda r: (r.kind, *order_key(r.source), *order_key(r.target)),
     )
-    graph.symlinks = sorted(trav.symlinks.values(), key=lambda s: (s.source_id, s.target_id))
 
 
 def _parents(graph: LineageGraph, keep: Collection[NodeRef]) -> list[ParentRelation]:

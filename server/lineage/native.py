@@ -1,18 +1,21 @@
-"""The native writer of a lineage body's large sections (`threadline_native.Renderer`, Rust,
-`native/src/render.rs`), when the module is installed.
+"""The lineage server's native steps (`threadline_native`, Rust, `native/src/render.rs` and
+`graph.rs`), when the module is installed.
 
 A RUN graph of ~1,600 runs, ~2,900 parent relations and ~1,100 I/O relations spent ~4 ms of
-its ~30 ms of server time building a dict per node and relation and serialising them
-(benchmarks/README.md). The native writer gives the same bytes for those sections, and
-declines (`UnsupportedValueError`) any value it does not write exactly as orjson does;
-render.py then renders the whole body in Python, which stays the definition.
+its ~30 ms of server time building a dict per node and relation and serialising them, and
+~0.8 ms ordering its relations (benchmarks/README.md). The native steps give the same
+bytes and the same order, and decline (`UnsupportedValueError`) any value they do not treat
+exactly as the Python code does; the caller then runs that code, which stays the
+definition (tests/server/test_native_render.py compares the two).
 """
 
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import UTC
-from typing import TYPE_CHECKING
+from functools import cache
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from threadline_native import Renderer
@@ -20,21 +23,37 @@ if TYPE_CHECKING:
 log = logging.getLogger("threadline.server")
 
 
-class NoNativeRendererError(Exception):
+class NoNativeModuleError(Exception):
     """Stands for `threadline_native.UnsupportedValueError` when the module is not installed."""
+
+
+@cache
+def _module() -> ModuleType | None:
+    try:
+        # Imported here: optional, the Python code works without it.
+        import threadline_native
+    except ImportError:
+        log.warning("threadline_native is not installed: lineage graphs are built in Python")
+        return None
+    return threadline_native
+
+
+def declines() -> type[Exception]:
+    """The exception by which a native step declines a graph."""
+    module = _module()
+    if module is None:
+        return NoNativeModuleError
+    found: type[Exception] = module.UnsupportedValueError
+    return found
 
 
 def renderer(
     status_names: dict[int, str], output_type_names: Callable[[int | None], list[str]]
-) -> "tuple[Renderer | None, type[Exception]]":
-    """The native renderer and the exception by which it declines a graph, or (None,
-    NoNativeRendererError) without the module (the body is then rendered in Python)."""
-    try:
-        # Imported here: optional, the Python rendering works without it.
-        import threadline_native
-    except ImportError:
-        log.warning("threadline_native is not installed: lineage bodies render in Python only")
-        return None, NoNativeRendererError
+) -> "Renderer | None":
+    """The native body writer, or None without the module (bodies then render in Python)."""
+    module = _module()
+    if module is None:
+        return None
     config = {
         "status_names": status_names,
         "output_type_names": output_type_names,
@@ -42,8 +61,26 @@ def renderer(
         "utc": UTC,
     }
     try:
-        made = threadline_native.Renderer(config)
+        made: Renderer = module.Renderer(config)
     except Exception:  # a module built from other sources than these: run without it
         log.exception("threadline_native does not fit this server: bodies render in Python")
-        return None, NoNativeRendererError
-    return made, threadline_native.UnsupportedValueError
+        return None
+    return made
+
+
+RelationOrder = Callable[[list[Any], Collection[Any]], list[Any]]
+
+
+def relation_order() -> RelationOrder | None:
+    """`order_relations(relations, keep)`: the relations whose two ends are in `keep`, sorted
+    as assemble.py sorts them; None without the module."""
+    module = _module()
+    if module is None or not hasattr(module, "order_relations"):
+        return None
+    order = module.order_relations
+
+    def ordered(relations: list[Any], keep: Collection[Any]) -> list[Any]:
+        found: list[Any] = order(relations, keep, uuid.UUID)
+        return found
+
+    return ordered

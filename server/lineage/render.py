@@ -232,7 +232,8 @@ def _dumps(document: Json | list[Json]) -> bytes:
     return orjson.dumps(document, default=_text, option=orjson.OPT_UTC_Z)
 
 
-NATIVE, NATIVE_DECLINES = native.renderer(STATUS_NAMES, output_type_names)
+NATIVE = native.renderer(STATUS_NAMES, output_type_names)
+NATIVE_DECLINES = native.declines()
 
 
 def render_json(graph: LineageGraph, renderer: "Renderer | None" = NATIVE) -> bytes:

@@ -1,4 +1,5 @@
-"""The native writer of a lineage body's large sections gives render.py's bytes exactly.
+"""The native writer of a lineage body gives render.py's bytes, and the native relation order
+assemble.py's order, exactly.
 
 `render_json(graph, None)` renders the whole body in Python (the definition);
 `render_json(graph)` writes the runs, operations, parent and I/O relations natively
@@ -18,7 +19,7 @@ import orjson
 import pytest
 from asyncpg.pgproto import pgproto
 
-from server.lineage import render
+from server.lineage import assemble, render
 from server.lineage.model import (
     IORelation,
     LineageGraph,
@@ -234,3 +235,50 @@ def test_values_python_refuses_raise_the_same_error(run: RunNode) -> None:
         render.render_json(graph, native())
     assert type(spliced.value) is type(python.value)
     assert str(spliced.value) == str(python.value)
+
+
+def bigint(ref: NodeRef) -> NodeRef:
+    """The ref with an integer id a bigint column holds (the database's ids)."""
+    return ref if not isinstance(ref.id, int) else NodeRef(ref.kind, ref.id % 2**63)
+
+
+def relations_and_keep(rng: random.Random) -> tuple[list[IORelation], dict[NodeRef, None]]:
+    graph = random_graph(rng)
+    graph.relations = [
+        r._replace(source=bigint(r.source), target=bigint(r.target)) for r in graph.relations
+    ]
+    nodes = {end: None for r in graph.relations for end in (r.source, r.target)}
+    # Relations between the same nodes, both ways and of every kind: ties broken by each part.
+    relations = [
+        *graph.relations,
+        *(r._replace(source=r.target, target=r.source) for r in graph.relations),
+    ]
+    relations += [r._replace(kind=kind) for r in graph.relations for kind in RelationKind]
+    keep = {node: None for node in nodes if rng.random() < 0.8}
+    return relations, keep
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_relations_are_ordered_as_python_orders_them(seed: int) -> None:
+    if assemble.NATIVE_ORDER is None:
+        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    relations, keep = relations_and_keep(random.Random(seed))
+    python = assemble.ordered_relations(relations, keep, None)
+    assert assemble.NATIVE_ORDER(relations, keep) == python
+    assert assemble.ordered_relations(relations, keep.keys() - set()) == python
+
+
+@pytest.mark.parametrize("ident", [2**63, "text"], ids=["integer past 64 bits", "text id"])
+def test_relation_ids_it_declines_are_ordered_by_python(ident: object) -> None:
+    if assemble.NATIVE_ORDER is None:
+        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    node = NodeRef(NodeKind.JOB, ident)  # type: ignore[arg-type]
+    other = NodeRef(NodeKind.DATASET, 1)
+    relations = [
+        IORelation(RelationKind.OUTPUT, node, other, None, None, None, 8, TIMES[0], TIMES[0]),
+        IORelation(RelationKind.INPUT, other, node, None, None, None, None, TIMES[0], TIMES[0]),
+    ]
+    keep = {node: None, other: None}
+    with pytest.raises(assemble.NATIVE_DECLINES):
+        assemble.NATIVE_ORDER(relations, keep)
+    assert assemble.ordered_relations(relations, keep) == [relations[1], relations[0]]
