@@ -40,3 +40,8 @@ class Renderer:
 
 def order_relations(relations: list[Any], keep: Any, uuid: type) -> list[Any]:
     """The relations whose two ends are in `keep`, sorted by (kind, source, target)."""
+
+def add_relations(
+    edges: list[Any], nodes: dict[Any, None], relations: dict[Any, Any], relation: type, input: Any
+) -> None:
+    """Level.add_relations: the edges' relations whose two ends are in `nodes`, first kept."""

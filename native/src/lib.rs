@@ -11,7 +11,7 @@
 //!
 //! `merge.rs` holds `Merger`, the combining rules of `consumer/merge.py` over the same
 //! Python records; `rekey.rs` its `rekey`, that of `consumer/rekey.py`. `render.rs` holds the
-//! lineage server's `Renderer` (a graph's JSON body), `graph.rs` its relation order.
+//! lineage server's `Renderer` (a graph's JSON body), `graph.rs` its relations.
 
 mod envelope;
 mod facets;
@@ -570,6 +570,7 @@ fn threadline_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<merge::Merger>()?;
     m.add_class::<render::Renderer>()?;
     m.add_function(wrap_pyfunction!(graph::order_relations, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::add_relations, m)?)?;
     m.add(
         "UnsupportedValueError",
         m.py().get_type::<render::UnsupportedValueError>(),

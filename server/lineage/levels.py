@@ -10,12 +10,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from server.lineage import native
 from server.lineage.model import IORelation, NodeKind, NodeRef, RelationKind, make, node_ref
+from server.lineage.native import AddRelations
 from server.lineage.sql import Record
 from server.lineage.traversal import DOWN, UP, Traversal
 
 # (relation kind, source, target, the row carrying its counters and times)
 Edge = tuple[RelationKind, NodeRef, NodeRef, Record]
+NATIVE_ADD = native.relation_adder()
 
 
 @dataclass(slots=True)
@@ -30,9 +33,13 @@ class Level:
     symlinks: Sequence[Record] = ()
     capped: bool = False
 
-    def add_relations(self, trav: Traversal) -> None:
-        """Relations whose two ends are in the graph; the first found of a key is kept."""
+    def add_relations(self, trav: Traversal, add: AddRelations | None = NATIVE_ADD) -> None:
+        """Relations whose two ends are in the graph; the first found of a key is kept
+        (natively when the module is installed)."""
         nodes, relations = trav.nodes, trav.relations
+        if add is not None:
+            add(self.edges, nodes, relations)
+            return
         for kind, source, target, row in self.edges:
             key = (kind, source, target)
             if source in nodes and target in nodes and key not in relations:

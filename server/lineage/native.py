@@ -2,8 +2,9 @@
 `graph.rs`), when the module is installed.
 
 A RUN graph of ~1,600 runs, ~2,900 parent relations and ~1,100 I/O relations spent ~4 ms of
-its ~30 ms of server time building a dict per node and relation and serialising them, and
-~0.8 ms ordering its relations (benchmarks/README.md). The native steps give the same
+its ~30 ms of server time building a dict per node and relation and serialising them,
+~0.7 ms ordering its relations, and a large graph from a job ~1.7 ms making its relations
+from the levels' rows (benchmarks/README.md). The native steps give the same
 bytes and the same order, and decline (`UnsupportedValueError`) any value they do not treat
 exactly as the Python code does; the caller then runs that code, which stays the
 definition (tests/server/test_native_render.py compares the two).
@@ -16,6 +17,8 @@ from datetime import UTC
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+from server.lineage.model import IORelation, RelationKind
 
 if TYPE_CHECKING:
     from threadline_native import Renderer
@@ -69,6 +72,7 @@ def renderer(
 
 
 RelationOrder = Callable[[list[Any], Collection[Any]], list[Any]]
+AddRelations = Callable[[list[Any], dict[Any, None], dict[Any, Any]], None]
 
 
 def relation_order() -> RelationOrder | None:
@@ -84,3 +88,17 @@ def relation_order() -> RelationOrder | None:
         return found
 
     return ordered
+
+
+def relation_adder() -> AddRelations | None:
+    """`add(edges, nodes, relations)`: `Level.add_relations`'s loop over a level's edges;
+    None without the module."""
+    module = _module()
+    if module is None or not hasattr(module, "add_relations"):
+        return None
+    add = module.add_relations
+
+    def adder(edges: list[Any], nodes: dict[Any, None], relations: dict[Any, Any]) -> None:
+        add(edges, nodes, relations, IORelation, RelationKind.INPUT)
+
+    return adder

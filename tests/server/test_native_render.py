@@ -1,5 +1,5 @@
-"""The native writer of a lineage body gives render.py's bytes, and the native relation order
-assemble.py's order, exactly.
+"""The native writer of a lineage body gives render.py's bytes, the native relation order
+assemble.py's order, and the native level relations levels.py's relations, exactly.
 
 `render_json(graph, None)` renders the whole body in Python (the definition);
 `render_json(graph)` writes the runs, operations, parent and I/O relations natively
@@ -19,7 +19,8 @@ import orjson
 import pytest
 from asyncpg.pgproto import pgproto
 
-from server.lineage import assemble, render
+from server.lineage import assemble, levels, render
+from server.lineage.levels import Level
 from server.lineage.model import (
     IORelation,
     LineageGraph,
@@ -30,6 +31,7 @@ from server.lineage.model import (
     RelationKind,
     RunNode,
 )
+from server.lineage.traversal import Traversal
 from shared.enums import Status
 
 if TYPE_CHECKING:
@@ -282,3 +284,24 @@ def test_relation_ids_it_declines_are_ordered_by_python(ident: object) -> None:
     with pytest.raises(assemble.NATIVE_DECLINES):
         assemble.NATIVE_ORDER(relations, keep)
     assert assemble.ordered_relations(relations, keep) == [relations[1], relations[0]]
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_level_relations_are_made_as_python_makes_them(seed: int) -> None:
+    if levels.NATIVE_ADD is None:
+        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    rng = random.Random(seed)
+    relations, keep = relations_and_keep(rng)
+    level = Level()
+    for r in relations:  # a level's rows: direction, two ids, then the relation's fields
+        row = ("down", 1, 2, r.num_rows, r.num_bytes, r.num_files, rng.choice([None, 8, 24]))
+        fields = (*row, r.first_seen_at, r.last_seen_at)  # a tuple reads as the Record would
+        level.edges.append((r.kind, r.source, r.target, fields))  # type: ignore[arg-type]
+    level.edges += level.edges[: len(level.edges) // 3]  # keys seen twice: the first is kept
+    first, again = Traversal(10**6), Traversal(10**6)
+    for trav in (first, again):
+        trav.nodes.update(keep)
+    level.add_relations(first, None)
+    level.add_relations(again)
+    assert list(again.relations.items()) == list(first.relations.items())
+    assert all(type(r) is IORelation for r in again.relations.values())
