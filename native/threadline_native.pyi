@@ -38,8 +38,8 @@ class Renderer:
     ) -> bytes:
         """server.lineage.render's body: these lists written natively, the bytes as given."""
 
-def order_relations(relations: list[Any], keep: Any, uuid: type) -> list[Any]:
-    """The relations whose two ends are in `keep`, sorted by (kind, source, target)."""
+def order_relations(relations: list[Any], unloaded: Any, uuid: type) -> list[Any]:
+    """The relations with neither end in `unloaded`, sorted by (kind, source, target)."""
 
 def add_relations(
     edges: list[Any], nodes: dict[Any, None], relations: dict[Any, Any], relation: type, input: Any

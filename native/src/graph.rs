@@ -74,19 +74,20 @@ fn node_order(node: &Bound<'_, PyAny>, uuid: &Bound<'_, PyAny>) -> PyResult<Node
     Ok(NodeOrder { kind, id })
 }
 
-/// `sorted((r for r in relations if r.source in keep and r.target in keep), key=...)` of
-/// `_attach_relations`: the same relation objects in the same order. `uuid` is uuid.UUID.
+/// `assemble.ordered_relations`: the relations with neither end in `unloaded`, sorted by
+/// (kind, source, target); the same relation objects in the same order. `uuid` is uuid.UUID.
 #[pyfunction]
 pub fn order_relations<'py>(
     relations: &Bound<'py, PyList>,
-    keep: &Bound<'py, PyAny>,
+    unloaded: &Bound<'py, PyAny>,
     uuid: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyList>> {
     let mut kept = Vec::with_capacity(relations.len());
+    let check = unloaded.len()? > 0; // nearly always empty: no lookups then
     for relation in relations.iter() {
         let fields = relation.downcast::<PyTuple>()?;
         let (source, target) = (fields.get_item(1)?, fields.get_item(2)?);
-        if !keep.contains(&source)? || !keep.contains(&target)? {
+        if check && (unloaded.contains(&source)? || unloaded.contains(&target)?) {
             continue;
         }
         let key = (

@@ -175,7 +175,7 @@ def _attach_relations(graph: LineageGraph, trav: Traversal, unloaded: set[NodeRe
     """Keep only relations whose two ends were loaded; parents from the loaded nodes."""
     keep: Collection[NodeRef] = trav.nodes.keys() - unloaded if unloaded else trav.nodes
     graph.parents = _parents(graph, keep)
-    graph.relations = ordered_relations(list(trav.relations.values()), keep)
+    graph.relations = ordered_relations(list(trav.relations.values()), unloaded)
     graph.symlinks = sorted(trav.symlinks.values(), key=lambda s: (s.source_id, s.target_id))
 
 
@@ -185,20 +185,19 @@ NATIVE_DECLINES = native.declines()
 
 def ordered_relations(
     relations: list[IORelation],
-    keep: Collection[NodeRef],
+    unloaded: Collection[NodeRef],
     order: RelationOrder | None = NATIVE_ORDER,
 ) -> list[IORelation]:
-    """The relations whose two ends are in `keep`, by kind, source and target (natively when
-    the module is installed, unless it declines an id)."""
+    """The relations with neither end in `unloaded`, by kind, source and target (natively
+    when the module is installed, unless it declines an id). Both ends of every relation
+    are graph nodes (the traversal keeps no other), so only the unloaded ones can drop it."""
     if order is not None:
         try:
-            return order(relations, keep)
+            return order(relations, unloaded)
         except NATIVE_DECLINES:
             pass
-    return sorted(
-        (r for r in relations if r.source in keep and r.target in keep),
-        key=lambda r: (r.kind, *order_key(r.source), *order_key(r.target)),
-    )
+    kept = (r for r in relations if r.source not in unloaded and r.target not in unloaded)
+    return sorted(kept, key=lambda r: (r.kind, *order_key(r.source), *order_key(r.target)))
 
 
 def _parents(graph: LineageGraph, keep: Collection[NodeRef]) -> list[ParentRelation]:

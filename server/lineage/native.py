@@ -76,15 +76,15 @@ AddRelations = Callable[[list[Any], dict[Any, None], dict[Any, Any]], None]
 
 
 def relation_order() -> RelationOrder | None:
-    """`order_relations(relations, keep)`: the relations whose two ends are in `keep`, sorted
-    as assemble.py sorts them; None without the module."""
+    """`order_relations(relations, unloaded)`: the relations with neither end in `unloaded`,
+    sorted as assemble.py sorts them; None without the module."""
     module = _module()
     if module is None or not hasattr(module, "order_relations"):
         return None
     order = module.order_relations
 
-    def ordered(relations: list[Any], keep: Collection[Any]) -> list[Any]:
-        found: list[Any] = order(relations, keep, uuid.UUID)
+    def ordered(relations: list[Any], unloaded: Collection[Any]) -> list[Any]:
+        found: list[Any] = order(relations, unloaded, uuid.UUID)
         return found
 
     return ordered

@@ -265,9 +265,11 @@ def test_relations_are_ordered_as_python_orders_them(seed: int) -> None:
     if assemble.NATIVE_ORDER is None:
         pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
     relations, keep = relations_and_keep(random.Random(seed))
-    python = assemble.ordered_relations(relations, keep, None)
-    assert assemble.NATIVE_ORDER(relations, keep) == python
-    assert assemble.ordered_relations(relations, keep.keys() - set()) == python
+    ends = {end for r in relations for end in (r.source, r.target)}
+    for unloaded in (ends - keep.keys(), set()):
+        python = assemble.ordered_relations(relations, unloaded, None)
+        assert assemble.NATIVE_ORDER(relations, unloaded) == python
+        assert assemble.ordered_relations(relations, unloaded) == python
 
 
 @pytest.mark.parametrize("ident", [2**63, "text"], ids=["integer past 64 bits", "text id"])
@@ -280,10 +282,9 @@ def test_relation_ids_it_declines_are_ordered_by_python(ident: object) -> None:
         IORelation(RelationKind.OUTPUT, node, other, None, None, None, 8, TIMES[0], TIMES[0]),
         IORelation(RelationKind.INPUT, other, node, None, None, None, None, TIMES[0], TIMES[0]),
     ]
-    keep = {node: None, other: None}
     with pytest.raises(assemble.NATIVE_DECLINES):
-        assemble.NATIVE_ORDER(relations, keep)
-    assert assemble.ordered_relations(relations, keep) == [relations[1], relations[0]]
+        assemble.NATIVE_ORDER(relations, set())
+    assert assemble.ordered_relations(relations, set()) == [relations[1], relations[0]]
 
 
 @pytest.mark.parametrize("seed", range(100))
