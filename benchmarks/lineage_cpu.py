@@ -10,8 +10,10 @@ per request. On this VM timings move by 10-30% between runs; instruction counts 
     for r in 1 2; do valgrind --tool=callgrind --callgrind-out-file=/dev/null \\
         .venv/bin/python -m benchmarks.lineage_cpu --repeat $r 2>&1 | grep Collected; done
 
-(second total - first total) / 30 = instructions per request, start-up excluded. Put a copy
-of `server/` and `shared/` first on PYTHONPATH to measure a variant.
+(second total - first total) / 30 = instructions per request, start-up excluded. To measure
+a variant, put a copy of `server/` and `shared/` first on PYTHONPATH and run from another
+directory (`python -m` puts the current one before PYTHONPATH):
+`cd /tmp && PYTHONPATH=<copy>:<repo> <repo>/.venv/bin/python -m benchmarks.lineage_cpu`.
 """
 
 import argparse
