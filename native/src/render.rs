@@ -37,6 +37,63 @@ fn unsupported(what: &str) -> PyErr {
     UnsupportedValueError::new_err(what.to_owned())
 }
 
+/// How a node field is written: as any value, as an id's text (`str(id)`), as an optional
+/// id's, or as a status's name.
+#[derive(Clone, Copy)]
+enum As {
+    Value,
+    Id,
+    OptionalId,
+    Status,
+}
+
+/// A node field: its key (with the separator or brace before it), its position in the node
+/// tuple, and how it is written.
+type Field = (&'static [u8], usize, As);
+
+/// `render._runs`'s object per `model.RunNode`.
+const RUN_FIELDS: [Field; 9] = [
+    (b"{\"id\":", 0, As::Id),
+    (b",\"job_id\":", 1, As::Value),
+    (b",\"parent_run_id\":", 2, As::OptionalId),
+    (b",\"status\":", 3, As::Status),
+    (b",\"created_at\":", 4, As::Value),
+    (b",\"started_at\":", 5, As::Value),
+    (b",\"ended_at\":", 6, As::Value),
+    (b",\"external_id\":", 7, As::Value),
+    (b",\"attempt\":", 8, As::Value),
+];
+
+/// `render._operations`'s object per `model.OperationNode`.
+const OPERATION_FIELDS: [Field; 11] = [
+    (b"{\"id\":", 0, As::Id),
+    (b",\"run_id\":", 1, As::Id),
+    (b",\"name\":", 2, As::Value),
+    (b",\"type\":", 3, As::Value),
+    (b",\"status\":", 4, As::Status),
+    (b",\"position\":", 5, As::Value),
+    (b",\"group\":", 6, As::Value),
+    (b",\"description\":", 7, As::Value),
+    (b",\"created_at\":", 8, As::Value),
+    (b",\"started_at\":", 9, As::Value),
+    (b",\"ended_at\":", 10, As::Value),
+];
+
+/// A JSON list of `items` (tuples), each written by `each`.
+fn list<'py>(
+    out: &mut W,
+    items: &Bound<'py, PyList>,
+    mut each: impl FnMut(&mut W, &Bound<'py, PyTuple>) -> PyResult<()>,
+) -> PyResult<()> {
+    out.push(b'[');
+    for (i, item) in items.iter().enumerate() {
+        sep(out, i);
+        each(out, item.downcast::<PyTuple>()?)?;
+    }
+    out.push(b']');
+    Ok(())
+}
+
 /// The body's sections of a `LineageGraph`, written as orjson writes them.
 #[pyclass(module = "threadline_native")]
 pub struct Renderer {
@@ -101,9 +158,9 @@ impl Renderer {
         out.extend_from_slice(b",\"jobs\":");
         out.extend_from_slice(jobs);
         out.extend_from_slice(b",\"runs\":");
-        self.runs(&mut out, runs)?;
+        self.nodes(&mut out, runs, &RUN_FIELDS)?;
         out.extend_from_slice(b",\"operations\":");
-        self.operations(&mut out, operations)?;
+        self.nodes(&mut out, operations, &OPERATION_FIELDS)?;
         out.extend_from_slice(b"},\"relations\":{\"parents\":");
         self.parents(&mut out, parents)?;
         out.extend_from_slice(b",\"symlinks\":");
@@ -135,84 +192,35 @@ impl Renderer {
 }
 
 impl Renderer {
-    /// `render._runs(nodes)`: a list of run objects.
-    fn runs(&self, out: &mut W, nodes: &Bound<'_, PyList>) -> PyResult<()> {
-        out.push(b'[');
-        for (i, node) in nodes.iter().enumerate() {
-            let f = node.downcast::<PyTuple>()?;
-            sep(out, i);
-            out.extend_from_slice(b"{\"id\":");
-            self.text_of(out, &f.get_item(0)?)?;
-            out.extend_from_slice(b",\"job_id\":");
-            self.value(out, &f.get_item(1)?)?;
-            out.extend_from_slice(b",\"parent_run_id\":");
-            self.optional_text_of(out, &f.get_item(2)?)?;
-            out.extend_from_slice(b",\"status\":");
-            self.status(out, &f.get_item(3)?)?;
-            out.extend_from_slice(b",\"created_at\":");
-            self.value(out, &f.get_item(4)?)?;
-            out.extend_from_slice(b",\"started_at\":");
-            self.value(out, &f.get_item(5)?)?;
-            out.extend_from_slice(b",\"ended_at\":");
-            self.value(out, &f.get_item(6)?)?;
-            out.extend_from_slice(b",\"external_id\":");
-            self.value(out, &f.get_item(7)?)?;
-            out.extend_from_slice(b",\"attempt\":");
-            self.value(out, &f.get_item(8)?)?;
-            out.push(b'}');
-        }
-        out.push(b']');
-        Ok(())
-    }
-
-    /// `render._operations(nodes)`: a list of operation objects.
-    fn operations(&self, out: &mut W, nodes: &Bound<'_, PyList>) -> PyResult<()> {
-        out.push(b'[');
-        for (i, node) in nodes.iter().enumerate() {
-            let f = node.downcast::<PyTuple>()?;
-            sep(out, i);
-            out.extend_from_slice(b"{\"id\":");
-            self.text_of(out, &f.get_item(0)?)?;
-            out.extend_from_slice(b",\"run_id\":");
-            self.text_of(out, &f.get_item(1)?)?;
-            for (name, at) in [(&b",\"name\":"[..], 2), (b",\"type\":", 3)] {
+    /// `render._runs(nodes)` or `render._operations(nodes)`: a list of objects, each of the
+    /// node tuple's `fields`.
+    fn nodes(&self, out: &mut W, nodes: &Bound<'_, PyList>, fields: &[Field]) -> PyResult<()> {
+        list(out, nodes, |out, node| {
+            for &(name, at, how) in fields {
                 out.extend_from_slice(name);
-                self.value(out, &f.get_item(at)?)?;
-            }
-            out.extend_from_slice(b",\"status\":");
-            self.status(out, &f.get_item(4)?)?;
-            let rest: [(&[u8], usize); 6] = [
-                (b",\"position\":", 5),
-                (b",\"group\":", 6),
-                (b",\"description\":", 7),
-                (b",\"created_at\":", 8),
-                (b",\"started_at\":", 9),
-                (b",\"ended_at\":", 10),
-            ];
-            for (name, at) in rest {
-                out.extend_from_slice(name);
-                self.value(out, &f.get_item(at)?)?;
+                let value = node.get_item(at)?;
+                match how {
+                    As::Value => self.value(out, &value)?,
+                    As::Id => self.text_of(out, &value)?,
+                    As::OptionalId => self.optional_text_of(out, &value)?,
+                    As::Status => self.status(out, &value)?,
+                }
             }
             out.push(b'}');
-        }
-        out.push(b']');
-        Ok(())
+            Ok(())
+        })
     }
 
     /// The parent relations: `{"from": ref, "to": ref}` per pair of NodeRefs.
     fn parents(&self, out: &mut W, pairs: &Bound<'_, PyList>) -> PyResult<()> {
-        out.push(b'[');
-        for (i, pair) in pairs.iter().enumerate() {
-            let pair = pair.downcast::<PyTuple>()?;
-            sep(out, i);
+        list(out, pairs, |out, pair| {
             out.extend_from_slice(b"{\"from\":");
             self.node_ref(out, &pair.get_item(0)?)?;
             out.extend_from_slice(b",\"to\":");
             self.node_ref(out, &pair.get_item(1)?)?;
             out.push(b'}');
-        }
-        out.push(b']');
-        Ok(())
+            Ok(())
+        })
     }
 
     /// The relations of one `kind` of `render._io(relations)`, in the graph's order (a
