@@ -9,6 +9,7 @@ included). The lineage API tests run the native path on every scenario graph as 
 """
 
 import random
+import sys
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta, timezone
@@ -19,7 +20,7 @@ import orjson
 import pytest
 from asyncpg.pgproto import pgproto
 
-from server.lineage import assemble, levels, render
+from server.lineage import assemble, levels, native, render
 from server.lineage.levels import Level
 from server.lineage.model import (
     IORelation,
@@ -57,7 +58,7 @@ TIMES = [
 INTS = [0, 1, -1, 42, 2**31, 2**63 - 1, -(2**63), 2**64 - 1]
 
 
-def native() -> "Renderer":
+def built_renderer() -> "Renderer":
     if render.NATIVE is None:
         pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
     return render.NATIVE
@@ -67,12 +68,12 @@ def both(graph: LineageGraph, *, declined: bool = False) -> bytes:
     """The body both ways; they must be equal. Unless the graph holds a value the native
     writer declines, its sections must be written natively (no fallback)."""
     python = render.render_json(graph, None)
-    assert render.render_json(graph, native()) == python
+    assert render.render_json(graph, built_renderer()) == python
     if declined:
         with pytest.raises(render.NATIVE_DECLINES):
-            render.native_body(graph, native())
+            render.native_body(graph, built_renderer())
     else:
-        assert render.native_body(graph, native()) == python
+        assert render.native_body(graph, built_renderer()) == python
     return python
 
 
@@ -234,7 +235,7 @@ def test_values_python_refuses_raise_the_same_error(run: RunNode) -> None:
     with pytest.raises((KeyError, TypeError)) as python:  # orjson's errors are TypeErrors
         render.render_json(graph, None)
     with pytest.raises((KeyError, TypeError)) as spliced:
-        render.render_json(graph, native())
+        render.render_json(graph, built_renderer())
     assert type(spliced.value) is type(python.value)
     assert str(spliced.value) == str(python.value)
 
@@ -306,3 +307,18 @@ def test_level_relations_are_made_as_python_makes_them(seed: int) -> None:
     level.add_relations(again)
     assert list(again.relations.items()) == list(first.relations.items())
     assert all(type(r) is IORelation for r in again.relations.values())
+
+
+def test_without_the_module_every_step_is_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server installed without `threadline_native` runs the Python code (a warning)."""
+    try:
+        with monkeypatch.context() as patched:
+            patched.setitem(sys.modules, "threadline_native", None)  # `import` raises
+            native._module.cache_clear()
+            assert native.renderer(render.STATUS_NAMES, render.output_type_names) is None
+            assert native.relation_order() is None
+            assert native.relation_adder() is None
+            assert native.declines() is native.NoNativeModuleError
+    finally:
+        native._module.cache_clear()
+    assert native.relation_order() is not None  # the module again, once it can be imported
