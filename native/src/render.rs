@@ -214,13 +214,23 @@ impl Renderer {
     /// The parent relations: `{"from": ref, "to": ref}` per pair of NodeRefs.
     fn parents(&self, out: &mut W, pairs: &Bound<'_, PyList>) -> PyResult<()> {
         list(out, pairs, |out, pair| {
-            out.extend_from_slice(b"{\"from\":");
-            self.node_ref(out, &pair.get_item(0)?)?;
-            out.extend_from_slice(b",\"to\":");
-            self.node_ref(out, &pair.get_item(1)?)?;
+            self.ends(out, &pair.get_item(0)?, &pair.get_item(1)?)?;
             out.push(b'}');
             Ok(())
         })
+    }
+
+    /// A relation object's first two keys: `{"from": ref, "to": ref` (render._Refs).
+    fn ends(
+        &self,
+        out: &mut W,
+        source: &Bound<'_, PyAny>,
+        target: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        out.extend_from_slice(b"{\"from\":");
+        self.node_ref(out, source)?;
+        out.extend_from_slice(b",\"to\":");
+        self.node_ref(out, target)
     }
 
     /// The relations of one `kind` of `render._io(relations)`, in the graph's order (a
@@ -248,10 +258,7 @@ impl Renderer {
                 out.push(b',');
             }
             first = false;
-            out.extend_from_slice(b"{\"from\":");
-            self.node_ref(out, &f.get_item(1)?)?;
-            out.extend_from_slice(b",\"to\":");
-            self.node_ref(out, &f.get_item(2)?)?;
+            self.ends(out, &f.get_item(1)?, &f.get_item(2)?)?;
             let fields: [(&[u8], usize); 5] = [
                 (b",\"num_rows\":", 3),
                 (b",\"num_bytes\":", 4),

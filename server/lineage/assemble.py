@@ -6,6 +6,7 @@ count against the node cap, nearest first.
 """
 
 from collections.abc import Awaitable, Callable, Collection, Sequence
+from contextlib import suppress
 from operator import attrgetter
 from typing import Any, TypeVar
 from uuid import UUID
@@ -192,10 +193,8 @@ def ordered_relations(
     when the module is installed, unless it declines an id). Both ends of every relation
     are graph nodes (the traversal keeps no other), so only the unloaded ones can drop it."""
     if order is not None:
-        try:
+        with suppress(NATIVE_DECLINES):  # declined: the Python code below
             return order(relations, unloaded)
-        except NATIVE_DECLINES:
-            pass
     kept = (r for r in relations if r.source not in unloaded and r.target not in unloaded)
     return sorted(kept, key=lambda r: (r.kind, *order_key(r.source), *order_key(r.target)))
 

@@ -11,6 +11,7 @@ these functions.
 
 from collections import defaultdict
 from collections.abc import Iterable
+from contextlib import suppress
 from functools import cache
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -241,10 +242,8 @@ def render_json(graph: LineageGraph, renderer: "Renderer | None" = NATIVE) -> by
     by the native `renderer` when there is one, unless it declines a value (then the whole
     body is rendered here)."""
     if renderer is not None:
-        try:
+        with suppress(NATIVE_DECLINES):  # declined: the Python code below
             return native_body(graph, renderer)
-        except NATIVE_DECLINES:
-            pass
     return _dumps(render(graph))
 
 
