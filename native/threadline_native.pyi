@@ -45,3 +45,12 @@ def add_relations(
     edges: list[Any], nodes: dict[Any, None], relations: dict[Any, Any], relation: type, input: Any
 ) -> None:
     """Level.add_relations: the edges' relations whose two ends are in `nodes`, first kept."""
+
+def fill_io_level(
+    rows: Any,
+    level: tuple[list[Any], Any, Any, list[Any]],
+    from_datasets: bool,
+    finer: bool,
+    refs: tuple[type, Any, Any, Any, Any],
+) -> None:
+    """levels.io_level's loop: the rows' edges, reached nodes, members and schemas appended."""

@@ -7,18 +7,21 @@ with all history at RUN granularity a level can return tens of thousands of rows
 
 from collections import defaultdict
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from server.lineage import native
 from server.lineage.model import IORelation, NodeKind, NodeRef, RelationKind, make, node_ref
-from server.lineage.native import AddRelations
+from server.lineage.native import AddRelations, FillIOLevel
 from server.lineage.sql import Record
 from server.lineage.traversal import DOWN, UP, Traversal
 
 # (relation kind, source, target, the row carrying its counters and times)
 Edge = tuple[RelationKind, NodeRef, NodeRef, Record]
 NATIVE_ADD = native.relation_adder()
+NATIVE_FILL = native.io_level_filler()
+NATIVE_DECLINES = native.declines()
 
 
 @dataclass(slots=True)
@@ -46,11 +49,22 @@ class Level:
                 relations[key] = _relation(kind, source, target, row)
 
 
-def io_level(rows: Sequence[Record], kind: NodeKind, process: NodeKind) -> Level:
-    """Rows of `queries.io_level_statement`: dataset <-> process edges of one step."""
-    level = Level()
+def io_level(
+    rows: Sequence[Record],
+    kind: NodeKind,
+    process: NodeKind,
+    fill: FillIOLevel | None = NATIVE_FILL,
+) -> Level:
+    """Rows of `queries.io_level_statement`: dataset <-> process edges of one step (natively
+    when the module is installed, unless it declines a row)."""
     from_datasets = kind is NodeKind.DATASET
     finer = not from_datasets and kind is not process  # a job's runs, a run's operations
+    if fill is not None:
+        with suppress(NATIVE_DECLINES):  # declined: the Python code below, on a fresh level
+            level = Level()
+            fill(rows, level, from_datasets=from_datasets, finer=finer, process=process)
+            return level
+    level = Level()
     reached, members, edges, schemas = level.reached, level.members, level.edges, level.schemas
     # A level names few datasets many times (every run of a job writes the same ones).
     datasets: dict[int, NodeRef] = {}

@@ -12,13 +12,13 @@ definition (tests/server/test_native_render.py compares the two).
 
 import logging
 import uuid
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC
 from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from server.lineage.model import IORelation, RelationKind
+from server.lineage.model import IORelation, NodeKind, NodeRef, RelationKind
 
 if TYPE_CHECKING:
     from threadline_native import Renderer
@@ -75,6 +75,18 @@ RelationOrder = Callable[[list[Any], Collection[Any]], list[Any]]
 AddRelations = Callable[[list[Any], dict[Any, None], dict[Any, Any]], None]
 
 
+class FillIOLevel(Protocol):
+    def __call__(
+        self,
+        rows: Sequence[Any],
+        level: Any,
+        *,
+        from_datasets: bool,
+        finer: bool,
+        process: NodeKind,
+    ) -> None: ...
+
+
 def relation_order() -> RelationOrder | None:
     """`order_relations(relations, unloaded)`: the relations with neither end in `unloaded`,
     sorted as assemble.py sorts them; None without the module."""
@@ -102,3 +114,22 @@ def relation_adder() -> AddRelations | None:
         add(edges, nodes, relations, IORelation, RelationKind.INPUT)
 
     return adder
+
+
+def io_level_filler() -> FillIOLevel | None:
+    """`fill(rows, level, from_datasets=, finer=, process=)`: `levels.io_level`'s loop over a
+    level's rows into a fresh `level`; None without the module."""
+    module = _module()
+    if module is None or not hasattr(module, "fill_io_level"):
+        return None
+    fill_rows = module.fill_io_level
+    made = (RelationKind.INPUT, RelationKind.OUTPUT)
+
+    def fill(
+        rows: Sequence[Any], level: Any, *, from_datasets: bool, finer: bool, process: NodeKind
+    ) -> None:
+        parts = (level.edges, level.reached, level.members, level.schemas)
+        refs = (NodeRef, NodeKind.DATASET, process, *made)
+        fill_rows(rows, parts, from_datasets, finer, refs)
+
+    return fill

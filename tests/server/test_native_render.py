@@ -1,5 +1,5 @@
 """The native writer of a lineage body gives render.py's bytes, the native relation order
-assemble.py's order, and the native level relations levels.py's relations, exactly.
+assemble.py's order, and the native level steps levels.py's relations and levels, exactly.
 
 `render_json(graph, None)` renders the whole body in Python (the definition);
 `render_json(graph)` writes the runs, operations, parent and I/O relations natively
@@ -23,6 +23,7 @@ from asyncpg.pgproto import pgproto
 from server.lineage import assemble, levels, native, render
 from server.lineage.levels import Level
 from server.lineage.model import (
+    PROCESS_LEVELS,
     IORelation,
     LineageGraph,
     NodeKind,
@@ -309,6 +310,56 @@ def test_level_relations_are_made_as_python_makes_them(seed: int) -> None:
     assert all(type(r) is IORelation for r in again.relations.values())
 
 
+def io_rows(rng: random.Random, process: NodeKind) -> list[tuple[Any, ...]]:
+    """Rows as `queries.io_level_statement` gives them: direction, dataset id, process id,
+    the relation's fields, last_seen_at, schema id (a tuple reads as the Record would)."""
+    uuid_ids = process in (NodeKind.RUN, NodeKind.OPERATION)
+    rows = []
+    for _ in range(rng.randrange(0, 60)):
+        process_id: Any = uuid.UUID(int=rng.randrange(8)) if uuid_ids else rng.randrange(8)
+        direction = rng.choice(["down", "up"])
+        counters = (rng.choice([None, 5]), None, 1)
+        seen = rng.choice(TIMES)
+        schema_id = rng.choice([None, None, rng.randrange(4)])
+        rows.append((direction, rng.randrange(6), process_id, *counters, 8, seen, seen, schema_id))
+    return rows
+
+
+def level_parts(level: Level) -> tuple[Any, ...]:
+    """Everything `io_level` fills, dict key order and each edge's row object included."""
+    edges = [(*edge[:3], id(edge[3])) for edge in level.edges]
+    reached = [(d, refs) for d, refs in level.reached.items()]
+    members = [(d, refs) for d, refs in level.members.items()]
+    return edges, reached, members, level.schemas, type(level.reached), type(level.members)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_io_levels_are_made_as_python_makes_them(seed: int) -> None:
+    if levels.NATIVE_FILL is None:
+        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    rng = random.Random(seed)
+    kind, process = rng.choice(
+        [(k, p) for p in PROCESS_LEVELS for k in (NodeKind.DATASET, *PROCESS_LEVELS)]
+    )
+    rows = io_rows(rng, process)
+    python, made = levels.io_level(rows, kind, process, None), levels.io_level(rows, kind, process)
+    assert level_parts(made) == level_parts(python)
+    refs = [ref for _, refs in made.reached.items() for ref in refs]
+    refs += [end for edge in made.edges for end in edge[1:3]]
+    assert all(type(ref) is NodeRef for ref in refs)
+
+
+def test_an_unknown_direction_is_left_to_python() -> None:
+    if levels.NATIVE_FILL is None:
+        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    rows = [("down", 1, 2, None, None, None, None, TIMES[0], TIMES[0], 3)] * 2
+    rows.append(("sideways", 1, 2, None, None, None, None, TIMES[0], TIMES[0], None))
+    with pytest.raises(levels.NATIVE_DECLINES):
+        levels.NATIVE_FILL(rows, Level(), from_datasets=True, finer=False, process=NodeKind.JOB)
+    with pytest.raises(KeyError, match="sideways"):  # Python's error, from a fresh level
+        levels.io_level(rows, NodeKind.DATASET, NodeKind.JOB)
+
+
 def test_without_the_module_every_step_is_python(monkeypatch: pytest.MonkeyPatch) -> None:
     """A server installed without `threadline_native` runs the Python code (a warning)."""
     try:
@@ -318,6 +369,7 @@ def test_without_the_module_every_step_is_python(monkeypatch: pytest.MonkeyPatch
             assert native.renderer(render.STATUS_NAMES, render.output_type_names) is None
             assert native.relation_order() is None
             assert native.relation_adder() is None
+            assert native.io_level_filler() is None
             assert native.declines() is native.NoNativeModuleError
     finally:
         native._module.cache_clear()
