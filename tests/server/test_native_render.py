@@ -310,7 +310,7 @@ def test_level_relations_are_made_as_python_makes_them(seed: int) -> None:
     assert all(type(r) is IORelation for r in again.relations.values())
 
 
-def io_rows(rng: random.Random, process: NodeKind) -> list[tuple[Any, ...]]:
+def io_rows(rng: random.Random, process: NodeKind) -> list[Any]:
     """Rows as `queries.io_level_statement` gives them: direction, dataset id, process id,
     the relation's fields, last_seen_at, schema id (a tuple reads as the Record would)."""
     uuid_ids = process in (NodeKind.RUN, NodeKind.OPERATION)
@@ -352,7 +352,7 @@ def test_io_levels_are_made_as_python_makes_them(seed: int) -> None:
 def test_an_unknown_direction_is_left_to_python() -> None:
     if levels.NATIVE_FILL is None:
         pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
-    rows = [("down", 1, 2, None, None, None, None, TIMES[0], TIMES[0], 3)] * 2
+    rows: list[Any] = [("down", 1, 2, None, None, None, None, TIMES[0], TIMES[0], 3)] * 2
     rows.append(("sideways", 1, 2, None, None, None, None, TIMES[0], TIMES[0], None))
     with pytest.raises(levels.NATIVE_DECLINES):
         levels.NATIVE_FILL(rows, Level(), from_datasets=True, finer=False, process=NodeKind.JOB)
