@@ -572,6 +572,7 @@ fn threadline_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(graph::order_relations, m)?)?;
     m.add_function(wrap_pyfunction!(graph::add_relations, m)?)?;
     m.add_function(wrap_pyfunction!(graph::fill_io_level, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::fresh_refs, m)?)?;
     m.add(
         "UnsupportedValueError",
         m.py().get_type::<render::UnsupportedValueError>(),

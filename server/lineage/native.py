@@ -12,13 +12,13 @@ definition (tests/server/test_native_render.py compares the two).
 
 import logging
 import uuid
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from server.lineage.model import IORelation, NodeKind, NodeRef, RelationKind
+from server.lineage.model import IORelation, NodeKind, NodeRef, RelationKind, order_key
 
 if TYPE_CHECKING:
     from threadline_native import Renderer
@@ -73,6 +73,7 @@ def renderer(
 
 RelationOrder = Callable[[list[Any], Collection[Any]], list[Any]]
 AddRelations = Callable[[list[Any], dict[Any, None], dict[Any, Any]], None]
+FreshRefs = Callable[[Iterable[Any], dict[Any, None]], list[Any]]
 
 
 class FillIOLevel(Protocol):
@@ -133,3 +134,18 @@ def io_level_filler() -> FillIOLevel | None:
         fill_rows(rows, parts, from_datasets, finer, refs)
 
     return fill
+
+
+def fresh_refs() -> FreshRefs | None:
+    """`fresh(refs, nodes)`: `Traversal.admit`'s new nodes, the refs not in `nodes` once
+    each in `order_key` order; None without the module."""
+    module = _module()
+    if module is None or not hasattr(module, "fresh_refs"):
+        return None
+    sort_fresh = module.fresh_refs
+
+    def fresh(refs: Iterable[Any], nodes: dict[Any, None]) -> list[Any]:
+        found: list[Any] = sort_fresh(refs, nodes, uuid.UUID, order_key)
+        return found
+
+    return fresh

@@ -20,7 +20,7 @@ import orjson
 import pytest
 from asyncpg.pgproto import pgproto
 
-from server.lineage import assemble, levels, native, render
+from server.lineage import assemble, levels, native, render, traversal
 from server.lineage.levels import Level
 from server.lineage.model import (
     PROCESS_LEVELS,
@@ -360,6 +360,50 @@ def test_an_unknown_direction_is_left_to_python() -> None:
         levels.io_level(rows, NodeKind.DATASET, NodeKind.JOB)
 
 
+def random_refs(rng: random.Random) -> list[NodeRef]:
+    """Refs of every kind, some repeated, UUIDs of both classes (equal values included)."""
+    refs = []
+    for _ in range(rng.randrange(0, 80)):
+        kind = rng.choice(list(NodeKind))
+        if kind in (NodeKind.RUN, NodeKind.OPERATION):
+            value = UUID(int=rng.choice([rng.randrange(2**128), rng.randrange(20)]))
+            refs.append(NodeRef(kind, rng.choice([value, pgproto.UUID(value.bytes)])))
+        else:
+            ident = rng.choice([rng.randrange(-(2**63), 2**63), rng.randrange(9)])
+            refs.append(NodeRef(kind, ident))
+    return refs + rng.sample(refs, len(refs) // 4)
+
+
+def admit_both_ways(refs: list[NodeRef], in_graph: list[NodeRef], max_nodes: int) -> None:
+    """Admitting `refs` natively and in Python adds the same ref objects in the same order."""
+    python, made = Traversal(max_nodes), Traversal(max_nodes)
+    for trav in (python, made):
+        trav.nodes.update(dict.fromkeys(in_graph))
+    admitted = python.admit(iter(refs), None)
+    assert list(map(id, made.admit(iter(refs)))) == list(map(id, admitted))
+    assert list(map(id, made.nodes)) == list(map(id, python.nodes))
+    assert made.truncated == python.truncated
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_admitted_nodes_are_ordered_as_python_orders_them(seed: int) -> None:
+    if traversal.NATIVE_FRESH is None:
+        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    rng = random.Random(seed)
+    refs = random_refs(rng)
+    admit_both_ways(refs, refs[::3], rng.choice([rng.randrange(1, 60), 10**6]))
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [NodeRef(NodeKind.JOB, 2**63), NodeRef(NodeKind.DATASET, "text"), NodeRef(NodeKind.RUN, 5)],  # type: ignore[arg-type]
+    ids=["integer past 64 bits", "text id", "an integer among a kind's UUIDs"],
+)
+def test_admitted_ids_it_does_not_order_are_ordered_by_python(odd: NodeRef) -> None:
+    refs = [NodeRef(NodeKind.RUN, UUID(int=i)) for i in (9, 5, 2)] + [NodeRef(NodeKind.JOB, 3)]
+    admit_both_ways([*refs, odd, *refs], [], 10**6)
+
+
 def test_without_the_module_every_step_is_python(monkeypatch: pytest.MonkeyPatch) -> None:
     """A server installed without `threadline_native` runs the Python code (a warning)."""
     try:
@@ -370,6 +414,7 @@ def test_without_the_module_every_step_is_python(monkeypatch: pytest.MonkeyPatch
             assert native.relation_order() is None
             assert native.relation_adder() is None
             assert native.io_level_filler() is None
+            assert native.fresh_refs() is None
             assert native.declines() is native.NoNativeModuleError
     finally:
         native._module.cache_clear()
