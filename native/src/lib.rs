@@ -573,6 +573,7 @@ fn threadline_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(graph::add_relations, m)?)?;
     m.add_function(wrap_pyfunction!(graph::fill_io_level, m)?)?;
     m.add_function(wrap_pyfunction!(graph::fresh_refs, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::parent_relations, m)?)?;
     m.add(
         "UnsupportedValueError",
         m.py().get_type::<render::UnsupportedValueError>(),

@@ -18,7 +18,15 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from server.lineage.model import IORelation, NodeKind, NodeRef, RelationKind, order_key
+from server.lineage.model import (
+    IORelation,
+    LineageGraph,
+    NodeKind,
+    NodeRef,
+    ParentRelation,
+    RelationKind,
+    order_key,
+)
 
 if TYPE_CHECKING:
     from threadline_native import Renderer
@@ -74,6 +82,7 @@ def renderer(
 RelationOrder = Callable[[list[Any], Collection[Any]], list[Any]]
 AddRelations = Callable[[list[Any], dict[Any, None], dict[Any, Any]], None]
 FreshRefs = Callable[[Iterable[Any], dict[Any, None]], list[Any]]
+ParentsOf = Callable[[LineageGraph, Collection[NodeRef]], list[ParentRelation]]
 
 
 class FillIOLevel(Protocol):
@@ -149,3 +158,19 @@ def fresh_refs() -> FreshRefs | None:
         return found
 
     return fresh
+
+
+def parents_maker() -> ParentsOf | None:
+    """`parents(graph, keep)`: `assemble._parents`'s relations; None without the module."""
+    module = _module()
+    if module is None or not hasattr(module, "parent_relations"):
+        return None
+    make = module.parent_relations
+
+    def parents(graph: LineageGraph, keep: Collection[NodeRef]) -> list[ParentRelation]:
+        found: list[ParentRelation] = make(
+            (graph.jobs, graph.operations, graph.runs), keep, ParentRelation
+        )
+        return found
+
+    return parents

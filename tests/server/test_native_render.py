@@ -20,11 +20,13 @@ import orjson
 import pytest
 from asyncpg.pgproto import pgproto
 
+from server.common.refs import LocationRef
 from server.lineage import assemble, levels, native, render, traversal
 from server.lineage.levels import Level
 from server.lineage.model import (
     PROCESS_LEVELS,
     IORelation,
+    JobNode,
     LineageGraph,
     NodeKind,
     NodeRef,
@@ -404,6 +406,67 @@ def test_admitted_ids_it_does_not_order_are_ordered_by_python(odd: NodeRef) -> N
     admit_both_ways([*refs, odd, *refs], [], 10**6)
 
 
+def graph_with_parents(rng: random.Random) -> tuple[LineageGraph, list[NodeRef]]:
+    """Jobs, runs and operations naming each other as parents, and the refs kept: every
+    node of the graph, and some of the parents they name (the others were cut or unloaded)."""
+    job_ids = rng.sample(range(-5, 40), 12)
+    run_ids = [UUID(int=rng.getrandbits(128)) for _ in range(12)]
+    location = LocationRef(1, "hdfs", "nn")
+    jobs = [JobNode(i, "job", "SPARK", location, rng.choice([None, *job_ids])) for i in job_ids[:8]]
+    runs = [
+        RunNode(
+            i,
+            rng.choice(job_ids),
+            rng.choice([None, *run_ids]),
+            1,
+            TIMES[0],
+            None,
+            None,
+            None,
+            None,
+        )
+        for i in run_ids[:8]
+    ]
+    operations = [
+        OperationNode(
+            UUID(int=i), rng.choice(run_ids), None, None, 1, None, None, None, TIMES[0], None, None
+        )
+        for i in range(rng.randrange(6))
+    ]
+    graph = LineageGraph(jobs=jobs, runs=runs, operations=operations)
+    keep = [NodeRef(NodeKind.JOB, j.id) for j in jobs] + [NodeRef(NodeKind.RUN, r.id) for r in runs]
+    keep += [NodeRef(NodeKind.OPERATION, op.id) for op in operations]
+    keep += [NodeRef(NodeKind.JOB, i) for i in job_ids[8:] if rng.random() < 0.5]
+    keep += [NodeRef(NodeKind.RUN, asyncpg_uuid(i)) for i in run_ids[8:] if rng.random() < 0.5]
+    keep += [NodeRef(NodeKind.DATASET, i) for i in range(3)]
+    rng.shuffle(keep)
+    return graph, keep
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_parent_relations_are_made_as_python_makes_them(seed: int) -> None:
+    if assemble.NATIVE_PARENTS is None:
+        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    graph, keep = graph_with_parents(random.Random(seed))
+    python = assemble._parents(graph, keep, None)
+    made = assemble._parents(graph, keep)
+    assert [tuple(map(id, p)) for p in made] == [tuple(map(id, p)) for p in python]
+    assert all(type(p) is ParentRelation for p in made)
+
+
+def test_a_node_missing_from_keep_raises_pythons_key_error() -> None:
+    if assemble.NATIVE_PARENTS is None:
+        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    graph, keep = graph_with_parents(random.Random(1))
+    missing = graph.runs[0].id
+    keep = [ref for ref in keep if ref.id != missing]
+    with pytest.raises(KeyError) as python:
+        assemble._parents(graph, keep, None)
+    with pytest.raises(KeyError) as made:
+        assemble._parents(graph, keep)
+    assert made.value.args == python.value.args == (missing,)
+
+
 def test_without_the_module_every_step_is_python(monkeypatch: pytest.MonkeyPatch) -> None:
     """A server installed without `threadline_native` runs the Python code (a warning)."""
     try:
@@ -415,6 +478,7 @@ def test_without_the_module_every_step_is_python(monkeypatch: pytest.MonkeyPatch
             assert native.relation_adder() is None
             assert native.io_level_filler() is None
             assert native.fresh_refs() is None
+            assert native.parents_maker() is None
             assert native.declines() is native.NoNativeModuleError
     finally:
         native._module.cache_clear()
