@@ -85,8 +85,7 @@ async def _expand(
         # Relations are built only now, for the edges whose two ends made it into the
         # graph: a level cut by the cap may return many more rows than it keeps.
         level.add_relations(trav)
-        for dataset_id, seen, schema_id in level.schemas:
-            trav.note_schema(dataset_id, seen, schema_id)
+        trav.note_schemas(level.schemas)
         _admit_symlinks(trav, admitted, level.symlinks)
         trav.truncated |= level.capped
         frontier = {d: trav.claim(d, level.reached.get(d, ())) for d in frontier}

@@ -82,10 +82,16 @@ class Traversal:
         self.expanded[direction].update(todo)
         return todo
 
-    def note_schema(self, dataset_id: int, seen: datetime, schema_id: int | None) -> None:
-        """Keep the most recently seen schema of a dataset among the relations found."""
-        if schema_id is not None and seen >= self.schemas.get(dataset_id, (seen, 0))[0]:
-            self.schemas[dataset_id] = (seen, schema_id)
+    def note_schemas(self, found: Iterable[tuple[int, datetime, int | None]]) -> None:
+        """Keep the most recently seen schema of each dataset among the relations found, from
+        (dataset id, seen, schema id) triples (one per level row: a loop here, not a call)."""
+        schemas = self.schemas
+        for dataset_id, seen, schema_id in found:
+            if schema_id is None:
+                continue
+            known = schemas.get(dataset_id)
+            if known is None or seen >= known[0]:
+                schemas[dataset_id] = (seen, schema_id)
 
     def latest_schema(self, dataset_id: int) -> int | None:
         """The dataset's latest schema on the graph's relations, else its symlink twin's (the

@@ -62,11 +62,17 @@ def test_symlinked_twins_expand_together() -> None:
 def test_latest_schema_falls_back_to_the_twin() -> None:
     trav = Traversal(max_nodes=10)
     trav.admit([dataset(1), dataset(2)])
-    trav.note_schema(1, T, 5)
-    trav.note_schema(1, T - timedelta(days=1), 4)  # older: ignored
-    trav.note_schema(1, T + timedelta(days=1), None)  # no schema: ignored
+    trav.note_schemas([(1, T, 5)])
+    trav.note_schemas([(1, T - timedelta(days=1), 4)])  # older: ignored
+    trav.note_schemas([(1, T + timedelta(days=1), None)])  # no schema: ignored
     trav.add_symlink(SymlinkRelation(2, 1, "WAREHOUSE"))
     assert (trav.latest_schema(1), trav.latest_schema(2), trav.latest_schema(3)) == (5, 5, None)
+
+
+def test_of_schemas_seen_at_the_same_time_the_last_noted_is_kept() -> None:
+    trav = Traversal(max_nodes=10)
+    trav.note_schemas([(1, T, 5), (2, T, 8), (1, T, 6), (1, T - timedelta(seconds=1), 7)])
+    assert (trav.latest_schema(1), trav.latest_schema(2)) == (6, 8)
 
 
 @pytest.mark.parametrize(
