@@ -13,7 +13,7 @@ import sys
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
 
 import orjson
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from threadline_native import Renderer
 
 pytestmark = pytest.mark.unit
+S = TypeVar("S")
 
 TEXTS = [
     "scheduled__2026-01-05T00:00:00+00:00",
@@ -61,10 +62,16 @@ TIMES = [
 INTS = [0, 1, -1, 42, 2**31, 2**63 - 1, -(2**63), 2**64 - 1]
 
 
-def built_renderer() -> "Renderer":
-    if render.NATIVE is None:
+def built(step: S | None) -> S:
+    """The native step; a failure (not a skip) where the module is missing: these tests are
+    about it."""
+    if step is None:
         pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
-    return render.NATIVE
+    return step
+
+
+def built_renderer() -> "Renderer":
+    return built(render.NATIVE)
 
 
 def both(graph: LineageGraph, *, declined: bool = False) -> bytes:
@@ -266,20 +273,18 @@ def relations_and_keep(rng: random.Random) -> tuple[list[IORelation], dict[NodeR
 
 @pytest.mark.parametrize("seed", range(100))
 def test_relations_are_ordered_as_python_orders_them(seed: int) -> None:
-    if assemble.NATIVE_ORDER is None:
-        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    order = built(assemble.NATIVE_ORDER)
     relations, keep = relations_and_keep(random.Random(seed))
     ends = {end for r in relations for end in (r.source, r.target)}
     for unloaded in (ends - keep.keys(), set()):
         python = assemble.ordered_relations(relations, unloaded, None)
-        assert assemble.NATIVE_ORDER(relations, unloaded) == python
+        assert order(relations, unloaded) == python
         assert assemble.ordered_relations(relations, unloaded) == python
 
 
 @pytest.mark.parametrize("ident", [2**63, "text"], ids=["integer past 64 bits", "text id"])
 def test_relation_ids_it_declines_are_ordered_by_python(ident: object) -> None:
-    if assemble.NATIVE_ORDER is None:
-        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    order = built(assemble.NATIVE_ORDER)
     node = NodeRef(NodeKind.JOB, ident)  # type: ignore[arg-type]
     other = NodeRef(NodeKind.DATASET, 1)
     relations = [
@@ -287,14 +292,13 @@ def test_relation_ids_it_declines_are_ordered_by_python(ident: object) -> None:
         IORelation(RelationKind.INPUT, other, node, None, None, None, None, TIMES[0], TIMES[0]),
     ]
     with pytest.raises(assemble.NATIVE_DECLINES):
-        assemble.NATIVE_ORDER(relations, set())
+        order(relations, set())
     assert assemble.ordered_relations(relations, set()) == [relations[1], relations[0]]
 
 
 @pytest.mark.parametrize("seed", range(100))
 def test_level_relations_are_made_as_python_makes_them(seed: int) -> None:
-    if levels.NATIVE_ADD is None:
-        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    built(levels.NATIVE_ADD)
     rng = random.Random(seed)
     relations, keep = relations_and_keep(rng)
     level = Level()
@@ -337,8 +341,7 @@ def level_parts(level: Level) -> tuple[Any, ...]:
 
 @pytest.mark.parametrize("seed", range(60))
 def test_io_levels_are_made_as_python_makes_them(seed: int) -> None:
-    if levels.NATIVE_FILL is None:
-        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    built(levels.NATIVE_FILL)
     rng = random.Random(seed)
     kind, process = rng.choice(
         [(k, p) for p in PROCESS_LEVELS for k in (NodeKind.DATASET, *PROCESS_LEVELS)]
@@ -352,12 +355,11 @@ def test_io_levels_are_made_as_python_makes_them(seed: int) -> None:
 
 
 def test_an_unknown_direction_is_left_to_python() -> None:
-    if levels.NATIVE_FILL is None:
-        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    fill = built(levels.NATIVE_FILL)
     rows: list[Any] = [("down", 1, 2, None, None, None, None, TIMES[0], TIMES[0], 3)] * 2
     rows.append(("sideways", 1, 2, None, None, None, None, TIMES[0], TIMES[0], None))
     with pytest.raises(levels.NATIVE_DECLINES):
-        levels.NATIVE_FILL(rows, Level(), from_datasets=True, finer=False, process=NodeKind.JOB)
+        fill(rows, Level(), from_datasets=True, finer=False, process=NodeKind.JOB)
     with pytest.raises(KeyError, match="sideways"):  # Python's error, from a fresh level
         levels.io_level(rows, NodeKind.DATASET, NodeKind.JOB)
 
@@ -389,8 +391,7 @@ def admit_both_ways(refs: list[NodeRef], in_graph: list[NodeRef], max_nodes: int
 
 @pytest.mark.parametrize("seed", range(60))
 def test_admitted_nodes_are_ordered_as_python_orders_them(seed: int) -> None:
-    if traversal.NATIVE_FRESH is None:
-        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    built(traversal.NATIVE_FRESH)
     rng = random.Random(seed)
     refs = random_refs(rng)
     admit_both_ways(refs, refs[::3], rng.choice([rng.randrange(1, 60), 10**6]))
@@ -445,8 +446,7 @@ def graph_with_parents(rng: random.Random) -> tuple[LineageGraph, list[NodeRef]]
 
 @pytest.mark.parametrize("seed", range(60))
 def test_parent_relations_are_made_as_python_makes_them(seed: int) -> None:
-    if assemble.NATIVE_PARENTS is None:
-        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    built(assemble.NATIVE_PARENTS)
     graph, keep = graph_with_parents(random.Random(seed))
     python = assemble._parents(graph, keep, None)
     made = assemble._parents(graph, keep)
@@ -455,8 +455,7 @@ def test_parent_relations_are_made_as_python_makes_them(seed: int) -> None:
 
 
 def test_a_node_missing_from_keep_raises_pythons_key_error() -> None:
-    if assemble.NATIVE_PARENTS is None:
-        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    built(assemble.NATIVE_PARENTS)
     graph, keep = graph_with_parents(random.Random(1))
     missing = graph.runs[0].id
     keep = [ref for ref in keep if ref.id != missing]
