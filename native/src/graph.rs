@@ -273,9 +273,10 @@ pub fn fill_io_level<'py>(
     for row in rows.try_iter()? {
         let row = row?;
         let direction = item(&row, 0)?;
-        let down = match direction.downcast::<PyString>()?.to_str()? {
-            "down" => 0,
-            "up" => 1,
+        // Python's KeyError for any other direction, text or not: declined, Python raises it.
+        let side = match direction.downcast::<PyString>().map(|text| text.to_str()) {
+            Ok(Ok("down")) => 0,
+            Ok(Ok("up")) => 1,
             _ => return Err(declined("direction")),
         };
         let (dataset_id, process_id) = (item(&row, 1)?, item(&row, 2)?);
@@ -294,20 +295,20 @@ pub fn fill_io_level<'py>(
             schemas.append(PyTuple::new(py, [dataset_id, seen, schema_id])?)?;
         }
         // Did the process read the dataset? Downstream from datasets, upstream from processes.
-        let edge = if (down == 0) == from_datasets {
+        let edge = if (side == 0) == from_datasets {
             [input.clone(), dataset.clone(), proc.clone(), row]
         } else {
             [output.clone(), proc.clone(), dataset.clone(), row]
         };
         edges.append(PyTuple::new(py, edge)?)?;
-        let reached_list = list_of(&mut reached_lists[down], &reached, &direction)?;
+        let reached_list = list_of(&mut reached_lists[side], &reached, &direction)?;
         if from_datasets {
             reached_list.downcast::<PyList>()?.append(proc)?;
             continue;
         }
         reached_list.downcast::<PyList>()?.append(dataset)?;
         if finer {
-            let member_list = list_of(&mut member_lists[down], &members, &direction)?;
+            let member_list = list_of(&mut member_lists[side], &members, &direction)?;
             member_list.downcast::<PyList>()?.append(proc)?;
         }
     }

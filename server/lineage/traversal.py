@@ -42,7 +42,8 @@ class Traversal:
     def admit(
         self, refs: Iterable[NodeRef], new: native.FreshRefs | None = NATIVE_FRESH
     ) -> list[NodeRef]:
-        """Add new nodes in a stable order while the budget lasts; return those added."""
+        """Add new nodes in a stable order while the budget lasts; return those added (`new`
+        finds and orders them natively; None: in Python)."""
         if new is not None:
             fresh: list[NodeRef] = new(refs, self.nodes)
         else:

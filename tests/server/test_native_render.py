@@ -357,11 +357,12 @@ def test_io_levels_are_made_as_python_makes_them(seed: int) -> None:
 def test_an_unknown_direction_is_left_to_python() -> None:
     fill = built(levels.NATIVE_FILL)
     rows: list[Any] = [("down", 1, 2, None, None, None, None, TIMES[0], TIMES[0], 3)] * 2
-    rows.append(("sideways", 1, 2, None, None, None, None, TIMES[0], TIMES[0], None))
-    with pytest.raises(levels.NATIVE_DECLINES):
-        fill(rows, Level(), from_datasets=True, finer=False, process=NodeKind.JOB)
-    with pytest.raises(KeyError, match="sideways"):  # Python's error, from a fresh level
-        levels.io_level(rows, NodeKind.DATASET, NodeKind.JOB)
+    for direction in ("sideways", None):
+        odd = [*rows, (direction, 1, 2, None, None, None, None, TIMES[0], TIMES[0], None)]
+        with pytest.raises(levels.NATIVE_DECLINES):
+            fill(odd, Level(), from_datasets=True, finer=False, process=NodeKind.JOB)
+        with pytest.raises(KeyError, match=str(direction)):  # Python's, from a fresh level
+            levels.io_level(odd, NodeKind.DATASET, NodeKind.JOB)
 
 
 def random_refs(rng: random.Random) -> list[NodeRef]:
