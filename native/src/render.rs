@@ -430,13 +430,14 @@ pub fn uuid_bits(value: &Bound<'_, PyAny>, uuid: &Bound<'_, PyAny>) -> PyResult<
     if value.get_type().is(uuid) {
         return value.getattr(intern!(py, "int"))?.extract();
     }
-    let bytes = value.getattr(intern!(py, "bytes"))?;
-    let bytes: [u8; 16] = bytes
-        .downcast::<PyBytes>()?
-        .as_bytes()
-        .try_into()
-        .map_err(|_| unsupported("UUID bytes"))?;
-    Ok(u128::from_be_bytes(bytes))
+    // Anything but 16 bytes there is declined: the caller's Python code then decides.
+    let bytes = value.getattr(intern!(py, "bytes"));
+    let bits = bytes.as_ref().ok().and_then(|found| {
+        let found = found.downcast::<PyBytes>().ok()?;
+        <[u8; 16]>::try_from(found.as_bytes()).ok()
+    });
+    bits.map(u128::from_be_bytes)
+        .ok_or_else(|| unsupported("UUID bytes"))
 }
 
 fn int(value: &Bound<'_, PyAny>) -> PyResult<i64> {

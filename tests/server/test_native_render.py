@@ -230,6 +230,28 @@ def test_unusual_values_render_the_python_way(run: RunNode) -> None:
     both(LineageGraph(runs=[run]), declined=declined)
 
 
+class OddBytesUUID(UUID):
+    """A UUID subclass whose `bytes` are not its 16 bytes: its text is still `str()`'s."""
+
+    @property
+    def bytes(self) -> bytes:
+        return b"odd"
+
+
+def test_a_uuid_whose_bytes_it_cannot_read_is_left_to_python() -> None:
+    ident = OddBytesUUID(int=7)
+    both(LineageGraph(runs=[run_with(id=ident)]), declined=True)
+    dataset = NodeRef(NodeKind.DATASET, 1)
+    relations = [
+        IORelation(RelationKind.OUTPUT, run, dataset, None, None, None, 8, TIMES[0], TIMES[1])
+        for run in (NodeRef(NodeKind.RUN, i) for i in (UUID(int=9), ident, UUID(int=3)))
+    ]
+    with pytest.raises(assemble.NATIVE_DECLINES):
+        built(assemble.NATIVE_ORDER)(relations, set())
+    ordered = assemble.ordered_relations(relations, set())
+    assert ordered == [relations[2], relations[1], relations[0]]
+
+
 @pytest.mark.parametrize(
     "run",
     [
