@@ -239,9 +239,9 @@ def _dataset(row: Record, at: int = 0) -> DatasetNode:
     """A dataset from the columns of `node_queries.list_datasets` at position `at` of `row`."""
     dataset_id, name, data_format, location_id, location_type, location_name = row[at : at + 6]
     schema_id, fields = row[at + 6], row[at + 7]
-    schema = None if schema_id is None else SchemaInfo(schema_id, orjson.loads(fields))
+    schema = None if schema_id is None else make(SchemaInfo, (schema_id, orjson.loads(fields)))
     location = LocationRef(location_id, location_type, location_name)
-    return DatasetNode(dataset_id, name, data_format, location, schema)
+    return make(DatasetNode, (dataset_id, name, data_format, location, schema))
 
 
 def _job(row: Record) -> JobNode:
@@ -250,4 +250,4 @@ def _job(row: Record) -> JobNode:
     job_id, name, job_type, parent_job_id = row[:4]
     location_id, location_type, location_name = row[4:JOB_COLUMNS]
     location = LocationRef(location_id, location_type, location_name)
-    return JobNode(job_id, name, job_type, location, parent_job_id)
+    return make(JobNode, (job_id, name, job_type, location, parent_job_id))

@@ -23,6 +23,7 @@ from server.lineage.model import (
     NodeKind,
     NodeRef,
     SymlinkRelation,
+    make,
 )
 from server.lineage.sql import Connection, Record
 from server.lineage.traversal import DOWN, UP, Traversal
@@ -145,8 +146,8 @@ def _admit_symlinks(trav: Traversal, refs: list[NodeRef], closure: Sequence[Reco
     while pending:
         hop = [(source, *link) for source in pending for link in links.get(source, ())]
         added = trav.admit(NodeRef(NodeKind.DATASET, target) for _, target, _ in hop)
-        for source, target, kind in hop:
-            trav.add_symlink(SymlinkRelation(source, target, kind))
+        for link in hop:  # (source, target, type): a SymlinkRelation's fields
+            trav.add_symlink(make(SymlinkRelation, link))
         pending = sorted(int(r.id) for r in added)
 
 

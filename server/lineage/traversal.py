@@ -18,6 +18,7 @@ from server.lineage.model import (
     NodeRef,
     RelationKind,
     SymlinkRelation,
+    node_ref,
     order_key,
 )
 
@@ -61,8 +62,8 @@ class Traversal:
             self.relations.setdefault(relation.key, relation)
 
     def add_symlink(self, symlink: SymlinkRelation) -> None:
-        source = NodeRef(NodeKind.DATASET, symlink.source_id)
-        target = NodeRef(NodeKind.DATASET, symlink.target_id)
+        source = node_ref(NodeKind.DATASET, symlink.source_id)
+        target = node_ref(NodeKind.DATASET, symlink.target_id)
         if source in self.nodes and target in self.nodes:
             self.symlinks.setdefault((symlink.source_id, symlink.target_id), symlink)
             self.twins.setdefault(symlink.source_id, set()).add(symlink.target_id)
