@@ -54,3 +54,11 @@ def fill_io_level(
     refs: tuple[type, Any, Any, Any, Any],
 ) -> None:
     """levels.io_level's loop: the rows' edges, reached nodes, members and schemas appended."""
+
+def fresh_refs(refs: Any, nodes: dict[Any, None], uuid: type, key: Any) -> list[Any]:
+    """Traversal.admit's new nodes: the refs not in `nodes`, once each, in `key`'s order."""
+
+def parent_relations(
+    nodes: tuple[list[Any], list[Any], list[Any]], keep: Any, relation: type
+) -> list[Any]:
+    """assemble._parents: the jobs', operations' and runs' parent relations to kept refs."""
