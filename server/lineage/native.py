@@ -98,13 +98,19 @@ class FillIOLevel(Protocol):
     ) -> None: ...
 
 
+def _function(name: str) -> Callable[..., Any] | None:
+    """The module's function `name`; None without the module (or in a build without it)."""
+    module = _module()
+    found: Callable[..., Any] | None = getattr(module, name, None) if module else None
+    return found
+
+
 def relation_order() -> RelationOrder | None:
     """`order_relations(relations, unloaded)`: the relations with neither end in `unloaded`,
     sorted as assemble.py sorts them; None without the module."""
-    module = _module()
-    if module is None or not hasattr(module, "order_relations"):
+    order = _function("order_relations")
+    if order is None:
         return None
-    order = module.order_relations
 
     def ordered(relations: list[Any], unloaded: Collection[Any]) -> list[Any]:
         found: list[Any] = order(relations, unloaded, uuid.UUID)
@@ -116,10 +122,9 @@ def relation_order() -> RelationOrder | None:
 def relation_adder() -> AddRelations | None:
     """`add(edges, nodes, relations)`: `Level.add_relations`'s loop over a level's edges;
     None without the module."""
-    module = _module()
-    if module is None or not hasattr(module, "add_relations"):
+    add = _function("add_relations")
+    if add is None:
         return None
-    add = module.add_relations
 
     def adder(edges: list[Any], nodes: dict[Any, None], relations: dict[Any, Any]) -> None:
         add(edges, nodes, relations, IORelation, RelationKind.INPUT)
@@ -130,10 +135,9 @@ def relation_adder() -> AddRelations | None:
 def io_level_filler() -> FillIOLevel | None:
     """`fill(rows, level, from_datasets=, finer=, process=)`: `levels.io_level`'s loop over a
     level's rows into a fresh `level`; None without the module."""
-    module = _module()
-    if module is None or not hasattr(module, "fill_io_level"):
+    fill_rows = _function("fill_io_level")
+    if fill_rows is None:
         return None
-    fill_rows = module.fill_io_level
     made = (RelationKind.INPUT, RelationKind.OUTPUT)
 
     def fill(
@@ -149,10 +153,9 @@ def io_level_filler() -> FillIOLevel | None:
 def fresh_refs() -> FreshRefs | None:
     """`fresh(refs, nodes)`: `Traversal.admit`'s new nodes, the refs not in `nodes` once
     each in `order_key` order; None without the module."""
-    module = _module()
-    if module is None or not hasattr(module, "fresh_refs"):
+    sort_fresh = _function("fresh_refs")
+    if sort_fresh is None:
         return None
-    sort_fresh = module.fresh_refs
 
     def fresh(refs: Iterable[Any], nodes: dict[Any, None]) -> list[Any]:
         found: list[Any] = sort_fresh(refs, nodes, uuid.UUID, order_key)
@@ -163,10 +166,9 @@ def fresh_refs() -> FreshRefs | None:
 
 def parents_maker() -> ParentsOf | None:
     """`parents(graph, keep)`: `assemble._parents`'s relations; None without the module."""
-    module = _module()
-    if module is None or not hasattr(module, "parent_relations"):
+    make = _function("parent_relations")
+    if make is None:
         return None
-    make = module.parent_relations
 
     def parents(graph: LineageGraph, keep: Collection[NodeRef]) -> list[ParentRelation]:
         found: list[ParentRelation] = make(
