@@ -5,23 +5,29 @@
 #   benchmarks/depth3_rounds.sh [ROUNDS] [RESULT]
 #   RESULT defaults to benchmarks/results/api-40k-depth3-rounds.json (the fifth set's file:
 #   name another to keep it, as the sixth set's -b524bb6.json does).
+#   CLIENT_GC="frozen default" measures each system both ways in every round (api.py's
+#   --client-gc; default: frozen, the eighteenth set's way).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY=.venv/bin/python
 ROUNDS="${1:-3}"
 RESULT="${2:-benchmarks/results/api-40k-depth3-rounds.json}"
+read -ra MODES <<<"${CLIENT_GC:-frozen}"
 OUT="$(mktemp -d)"
 for round in $(seq "$ROUNDS"); do
   for system in threadline data-rentgen; do
     database=bench_dr_40k extra=()
     if [[ $system == threadline ]]; then database=bench_tl_40k extra=(--max-nodes 1000000); fi
-    common=(--system "$system" --database "$database" --starts-from bench_tl_40k
-      --events-in-database 40029 --samples 30 --depths 3 "${extra[@]}")
-    $PY -m benchmarks.api "${common[@]}" --out "$OUT/$round-$system-dataset.json"
-    $PY -m benchmarks.api "${common[@]}" --start-kind JOB --granularities JOB RUN \
-      --out "$OUT/$round-$system-job.json"
-    $PY -m benchmarks.api "${common[@]}" --start-kind RUN --granularities RUN OPERATION \
-      --out "$OUT/$round-$system-run.json"
+    for mode in "${MODES[@]}"; do
+      common=(--system "$system" --database "$database" --starts-from bench_tl_40k
+        --events-in-database 40029 --samples 30 --depths 3 --client-gc "$mode" "${extra[@]}")
+      name="$OUT/$round-$system-$mode"
+      $PY -m benchmarks.api "${common[@]}" --out "$name-dataset.json"
+      $PY -m benchmarks.api "${common[@]}" --start-kind JOB --granularities JOB RUN \
+        --out "$name-job.json"
+      $PY -m benchmarks.api "${common[@]}" --start-kind RUN --granularities RUN OPERATION \
+        --out "$name-run.json"
+    done
   done
 done
 $PY -m benchmarks.rounds "$OUT" "$RESULT" \
