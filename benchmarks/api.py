@@ -7,7 +7,9 @@ Starts the system's own HTTP server on a free port (Threadline: `threadline-serv
 the read-only role; Data.Rentgen: its uvicorn server with the dummy auth provider and a token),
 then, for every depth x granularity, asks for the lineage graph of the same start datasets one
 request at a time (a few warm-up requests first) and records the latency the client sees
-(HTTP + JSON included) and the graph size. Equal semantics on both sides: start node a dataset,
+(HTTP + JSON included) and the graph size. Before timing, the harness freezes its own
+objects (`--client-gc frozen`, the default since the eighteenth set): benchmarks/README.md,
+"Eighteenth set", says why. Equal semantics on both sides: start node a dataset,
 direction BOTH, the same `since` (Data.Rentgen requires one: the day before the first event),
 no `until`, no column lineage; depth counts relation hops the same way in both.
 
@@ -222,11 +224,11 @@ async def measure(
                     path, params = lineage_request(system, node_id, case, args.start_kind)
                     await client.get(path, params=params)
                 if args.client_gc == "frozen":
-                    # The harness's own objects (modules, clients: ~42k) leave the collector's
-                    # view, which otherwise scans them all in the full collections that parsing
-                    # large bodies sets off: 7.8 ms each here, +12-35 ms on one request in ten
-                    # of a ~1 MB body, the client's pause, not the server's latency. The parsed
-                    # bodies are still collected as any client's would be.
+                    # The harness's own objects (modules, clients: ~47k) leave the collector's
+                    # view. Otherwise the full collections that parsing large bodies sets off
+                    # scan them all: a median 17 ms in 16 of 240 parses of RUN graphs from jobs
+                    # (client_split.py). That pause is the client's, not the server's latency.
+                    # The parsed bodies are still collected, as any client's would be.
                     gc.collect()
                     gc.freeze()
                 cases.append(await _case(client, system, ids, case, args.start_kind))
