@@ -77,7 +77,7 @@ async def _request(
     }
 
 
-def _summary(requests: list[dict[str, Any]]) -> dict[str, Any]:
+def summary(requests: list[dict[str, Any]]) -> dict[str, Any]:
     parse = [r["parse_ms"] for r in requests]
     total = [r["headers_ms"] + r["read_ms"] + r["parse_ms"] for r in requests]
     full = [ms for r in requests for g, ms in r["collections"] if g == 2]
@@ -138,7 +138,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "depth": args.depth,
         "passes": args.passes,
         "objects_frozen": held,
-        "summary": {mode: _summary(found[mode]) for mode in MODES},
+        "summary": {mode: summary(found[mode]) for mode in MODES},
         "requests": found,
     }
 
