@@ -162,6 +162,12 @@ def launch(system: str, database: str, run_dir: Path, max_nodes: int | None) -> 
     return Server(proc, f"http://127.0.0.1:{port}", {})
 
 
+def stop(server: Server) -> None:
+    """Stop the server as its service manager would, and wait for it to exit."""
+    server.proc.send_signal(signal.SIGTERM)
+    server.proc.wait(timeout=30)
+
+
 async def wait_ready(server: Server, system: str) -> Server:
     path = "/health" if system == "threadline" else "/monitoring/ping"
     async with httpx.AsyncClient(base_url=server.base_url) as client:
@@ -315,8 +321,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         if spy is not None:
             spy.send_signal(signal.SIGINT)
             spy.wait(timeout=60)
-        server.proc.send_signal(signal.SIGTERM)
-        server.proc.wait(timeout=30)
+        stop(server)
     return {
         "system": args.system,
         "database": args.database,

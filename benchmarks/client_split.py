@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import gc
 import json
-import signal
 import statistics
 import sys
 import time
@@ -128,8 +127,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         found[mode].append({"id": str(node_id), **request})
     finally:
         gc.callbacks.remove(collections)
-        server.proc.send_signal(signal.SIGTERM)
-        server.proc.wait(timeout=30)
+        api.stop(server)
     return {
         "system": args.system,
         "database": args.database,
