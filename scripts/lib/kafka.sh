@@ -43,6 +43,19 @@ kafka_pid() {
   printf '%s\n' "$pid"
 }
 
+# While kafka_wait waits: whether the JVM this launch started still runs (alive, and not a
+# zombie its parent has yet to reap). kafka_pid also matches the command line, which guards
+# against a pid file from an earlier boot whose pid was recycled; this launch wrote the pid
+# file seconds ago. A CI run once reported a broker as exited here while its log showed it
+# serving a consumer group, so an exit is declared only when the process is gone too.
+kafka_launched_running() {
+  local pid state
+  pid="$(live_pid "$KAFKA_PIDFILE")" || return 1
+  state="$(awk '$1 == "State:" { print $2 }' "/proc/$pid/status" 2>/dev/null)" || return 1
+  [[ -n $state && $state != [ZX] ]] || return 1
+  log "kafka pid $pid runs (state $state) but its command line did not match; still waiting"
+}
+
 kafka_write_config() {
   cat >"$KAFKA_PROPS" <<EOF
 # Written by scripts/services.sh on every start; edits are overwritten.
@@ -137,8 +150,9 @@ kafka_wait() {
   kafka_tool_cmd
   while :; do
     left=$((timeout - (SECONDS - start)))
-    if ! kafka_pid >/dev/null; then
+    if ! kafka_pid >/dev/null && ! kafka_launched_running; then
       tail -n 40 "$KAFKA_LOG" >&2 || true
+      log "pid file: $(cat "$KAFKA_PIDFILE" 2>/dev/null || echo missing)"
       rm -f "$KAFKA_PIDFILE"
       die "kafka exited during startup (log above, full log: $KAFKA_LOG)"
     fi
