@@ -21,9 +21,7 @@ async def column_lineage(
     """Column lineage of the graph's dataset pairs, through relations the graph holds."""
     datasets = [int(ref.id) for ref in trav.of_kind(NodeKind.DATASET)]
     if request.granularity is Granularity.DATASET:
-        rows = await queries.list_column_lineage(
-            conn, "operation_id", datasets, None, request.window
-        )
+        rows = await queries.list_column_lineage(conn, None, datasets, None, request.window)
         kept = [r for r in rows if _has_dataset_edge(trav, r)]
     else:
         kind = NodeKind(request.granularity.value)

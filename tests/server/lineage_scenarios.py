@@ -309,7 +309,33 @@ def column_kinds() -> list[bytes]:
     src, dst = dataset(COL_NS, COL_SRC), dataset(COL_NS, COL_DST, output=True, columns=columns)
     at = T0 + timedelta(hours=6)
     return [
-        run_event("COMPLETE", at, COL_RUN, ("lin-columns", "totals"), inputs=[src], outputs=[dst])
+        run_event("COMPLETE", at, COL_RUN, ("lin-columns", "totals"), inputs=[src], outputs=[dst]),
+        *column_runs(),
+    ]
+
+
+# One column pair written by two runs of a job, as DIRECT and then as INDIRECT: every graph
+# shows it once per kind, with the latest time of the runs it came through.
+COLU_SRC, COLU_DST = "col.public.events", "col.public.daily"
+COLU_AT = [T0 + timedelta(hours=7), T0 + timedelta(hours=8)]
+COLU_RUNS = [uuid7(at, 52 + i) for i, at in enumerate(COLU_AT)]
+
+
+def column_runs() -> list[bytes]:
+    kinds: list[Columns] = [
+        {"n": [(COL_NS, COLU_SRC, "v", "DIRECT")]},
+        {"n": [(COL_NS, COLU_SRC, "v", "INDIRECT")], "m": [(COL_NS, COLU_SRC, "w", "DIRECT")]},
+    ]
+    return [
+        run_event(
+            "COMPLETE",
+            at,
+            run_id,
+            ("lin-columns", "daily"),
+            inputs=[dataset(COL_NS, COLU_SRC)],
+            outputs=[dataset(COL_NS, COLU_DST, output=True, columns=columns)],
+        )
+        for at, run_id, columns in zip(COLU_AT, COLU_RUNS, kinds, strict=True)
     ]
 
 

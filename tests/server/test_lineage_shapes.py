@@ -21,6 +21,9 @@ from tests.server.lineage_scenarios import (
     CLEAN_TABLE,
     COL_DST,
     COL_SRC,
+    COLU_AT,
+    COLU_DST,
+    COLU_SRC,
     CYCLE_A,
     CYCLE_B,
     DAILY,
@@ -243,6 +246,43 @@ async def test_direct_and_indirect_column_lineage(
     assert _columns(body, columns_world, "indirect_column_lineage") == {
         (COL_SRC, COL_DST, "status", "total"),
         (COL_SRC, COL_DST, "region", "region"),
+    }
+
+
+def _column_times(
+    body: dict[str, Any], world: LineageWorld, key: str
+) -> dict[tuple[str, ...], str]:
+    return {
+        (world.label(r["from"]), world.label(r["to"]), f["source_column"], f["target_column"]): f[
+            "last_seen_at"
+        ]
+        for r in body["relations"][key]
+        for f in r["fields"]
+    }
+
+
+@pytest.mark.parametrize("granularity", ["OPERATION", "RUN", "JOB", "DATASET"])
+async def test_column_lineage_unions_its_processes(
+    lineage_client: httpx.AsyncClient, columns_world: LineageWorld, granularity: str
+) -> None:
+    """A column pair two runs wrote, once as DIRECT and once as INDIRECT, is one field per
+    kind with the latest time of the runs that wrote it as that kind or another."""
+    params: dict[str, Any] = {
+        "start_node_type": "DATASET",
+        "start_node_id": columns_world.datasets[COLU_SRC],
+        "direction": "DOWNSTREAM",
+        "depth": 2,  # dataset -> process -> dataset
+        "granularity": granularity,
+        "include_column_lineage": "true",
+    }
+    body = (await lineage_client.get("/v1/lineage", params=params)).json()
+    later = iso(COLU_AT[1])
+    assert _column_times(body, columns_world, "direct_column_lineage") == {
+        (COLU_SRC, COLU_DST, "v", "n"): later,
+        (COLU_SRC, COLU_DST, "w", "m"): later,
+    }
+    assert _column_times(body, columns_world, "indirect_column_lineage") == {
+        (COLU_SRC, COLU_DST, "v", "n"): later,
     }
 
 
