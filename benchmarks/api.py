@@ -188,7 +188,12 @@ async def wait_ready(server: Server, system: str) -> Server:
 
 
 def lineage_request(
-    system: str, node_id: int | str, case: tuple[int, str, str], kind: str = "DATASET"
+    system: str,
+    node_id: int | str,
+    case: tuple[int, str, str],
+    kind: str = "DATASET",
+    *,
+    columns: bool = False,
 ) -> tuple[str, Any]:
     depth, granularity, since = case
     params: dict[str, Any] = {
@@ -198,6 +203,8 @@ def lineage_request(
         "granularity": granularity,
         "since": since,
     }
+    if columns:  # the same parameter in both APIs
+        params["include_column_lineage"] = "true"
     if system == "threadline":
         params["start_node_type"] = kind
         return "/v1/lineage", params
@@ -208,6 +215,26 @@ def graph_size(body: dict[str, Any]) -> tuple[int, bool]:
     nodes = body.get("nodes", {})
     size = sum(len(v) for v in nodes.values())
     return size, bool(body.get("truncated", False))
+
+
+def column_pairs(body: dict[str, Any]) -> tuple[int, int]:
+    """(direct, indirect) column lineage in a body of either API: direct as distinct
+    (datasets, source column, target column); indirect as distinct (datasets, source column),
+    Data.Rentgen's indirect lineage naming no target column."""
+    relations = body.get("relations", {})
+    direct: set[tuple[str, ...]] = set()
+    indirect: set[tuple[str, ...]] = set()
+    for edge in relations.get("direct_column_lineage", []):
+        pair = (str(edge["from"]["id"]), str(edge["to"]["id"]))
+        fields = edge["fields"]
+        if isinstance(fields, dict):  # Data.Rentgen: {target: [sources]}
+            direct.update((*pair, s["field"], t) for t, sources in fields.items() for s in sources)
+        else:
+            direct.update((*pair, f["source_column"], f["target_column"]) for f in fields)
+    for edge in relations.get("indirect_column_lineage", []):
+        pair = (str(edge["from"]["id"]), str(edge["to"]["id"]))
+        indirect.update((*pair, f.get("field", f.get("source_column"))) for f in edge["fields"])
+    return len(direct), len(indirect)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -227,7 +254,9 @@ async def measure(
             for depth in args.depths:
                 case = (depth, granularity, args.since)
                 for node_id in ids[:warmup]:
-                    path, params = lineage_request(system, node_id, case, args.start_kind)
+                    path, params = lineage_request(
+                        system, node_id, case, args.start_kind, columns=args.column_lineage
+                    )
                     await client.get(path, params=params)
                 if args.client_gc == "frozen":
                     # The harness's own objects (modules, clients: ~47k) leave the collector's
@@ -237,7 +266,11 @@ async def measure(
                     # The parsed bodies are still collected, as any client's would be.
                     gc.collect()
                     gc.freeze()
-                cases.append(await _case(client, system, ids, case, args.start_kind))
+                cases.append(
+                    await _case(
+                        client, system, ids, case, args.start_kind, columns=args.column_lineage
+                    )
+                )
                 sys.stderr.write(
                     f"{system} {granularity} depth {depth}: {cases[-1]['p50_ms']} ms\n"
                 )
@@ -250,11 +283,14 @@ async def _case(
     ids: list[int | str],
     case: tuple[int, str, str],
     kind: str,
+    *,
+    columns: bool = False,
 ) -> dict[str, Any]:
     depth, granularity, _ = case
     latencies, sizes, truncated, errors = [], [], 0, 0
+    direct, indirect = [], []
     for node_id in ids:
-        path, params = lineage_request(system, node_id, case, kind)
+        path, params = lineage_request(system, node_id, case, kind, columns=columns)
         began = time.perf_counter()
         response = await client.get(path, params=params)
         body = response.json()
@@ -265,6 +301,18 @@ async def _case(
         size, cut = graph_size(body)
         sizes.append(size)
         truncated += cut
+        if columns:
+            pairs = column_pairs(body)
+            direct.append(pairs[0])
+            indirect.append(pairs[1])
+    found = {
+        "column_lineage": columns,
+        **(
+            {"direct_columns_total": sum(direct), "indirect_columns_total": sum(indirect)}
+            if columns
+            else {}
+        ),
+    }
     return {
         "granularity": granularity,
         "depth": depth,
@@ -278,6 +326,7 @@ async def _case(
         "nodes_median": statistics.median(sizes) if sizes else 0,
         "nodes_max": max(sizes) if sizes else 0,
         "truncated": truncated,
+        **found,
     }
 
 
@@ -357,6 +406,9 @@ def main() -> None:
     parser.add_argument("--depths", type=int, nargs="+", default=list(DEPTHS))
     parser.add_argument("--granularities", nargs="+", default=list(GRANULARITIES))
     parser.add_argument("--profile", action="store_true", help="py-spy the server (raw stacks)")
+    parser.add_argument(
+        "--column-lineage", action="store_true", help="include column lineage (both systems)"
+    )
     parser.add_argument(
         "--client-gc",
         choices=["frozen", "default"],
