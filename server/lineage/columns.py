@@ -7,10 +7,12 @@ from server.lineage.model import (
     ColumnEdge,
     Granularity,
     LineageRequest,
+    NodeId,
     NodeKind,
     NodeRef,
     RelationKind,
 )
+from server.lineage.queries import ProcessPairs
 from server.lineage.sql import Connection, Record
 from server.lineage.traversal import Traversal
 
@@ -22,15 +24,12 @@ async def column_lineage(
     datasets = [int(ref.id) for ref in trav.of_kind(NodeKind.DATASET)]
     if request.granularity is Granularity.DATASET:
         rows = await queries.list_column_lineage(conn, None, datasets, None, request.window)
-        kept = [r for r in rows if _has_dataset_edge(trav, r)]
-    else:
-        kind = NodeKind(request.granularity.value)
-        processes = [ref.id for ref in trav.of_kind(kind)]
-        rows = await queries.list_column_lineage(
-            conn, queries.PROCESS_COLUMN[kind], datasets, processes, request.window
-        )
-        kept = [r for r in rows if _has_path(trav, kind, r)]
-    return _union_columns(kept)
+        return _edges([r for r in rows if _has_dataset_edge(trav, r)])
+    kind = NodeKind(request.granularity.value)
+    rows = await queries.list_column_lineage(
+        conn, queries.PROCESS_COLUMN[kind], datasets, _process_pairs(trav, kind), request.window
+    )
+    return _edges(rows)
 
 
 def _datasets_of(trav: Traversal, dataset_id: int) -> set[NodeRef]:
@@ -47,30 +46,42 @@ def _has_dataset_edge(trav: Traversal, row: Record) -> bool:
     )
 
 
-def _has_path(trav: Traversal, kind: NodeKind, row: Record) -> bool:
-    process = NodeRef(kind, row["process_id"])
-    reads = any(
-        (RelationKind.INPUT, source, process) in trav.relations
-        for source in _datasets_of(trav, row["source_dataset_id"])
-    )
-    return reads and any(
-        (RelationKind.OUTPUT, process, target) in trav.relations
-        for target in _datasets_of(trav, row["target_dataset_id"])
+def _process_pairs(trav: Traversal, kind: NodeKind) -> ProcessPairs:
+    """The graph's (dataset, process) inputs and outputs at `kind`, each dataset with its
+    symlink twins: a row whose source one of its processes read (or read as a twin) and
+    whose target it wrote (or wrote as a twin) is lineage through the graph."""
+    read: set[tuple[int, NodeId]] = set()
+    written: set[tuple[int, NodeId]] = set()
+    for relation, source, target in trav.relations:
+        if relation is RelationKind.INPUT and target.kind is kind:
+            read.update((int(d.id), target.id) for d in trav.with_twins({source}))
+        elif relation is RelationKind.OUTPUT and source.kind is kind:
+            written.update((int(d.id), source.id) for d in trav.with_twins({target}))
+    return ProcessPairs(
+        read_datasets=[d for d, _ in read],
+        readers=[p for _, p in read],
+        written_datasets=[d for d, _ in written],
+        writers=[p for _, p in written],
     )
 
 
-def _union_columns(rows: Sequence[Record]) -> list[ColumnEdge]:
-    """One edge per (source, target, columns): types OR-ed, latest time kept, over processes."""
-    merged: dict[tuple[int, int, str, str], ColumnEdge] = {}
-    for row in rows:
-        key = (
-            row["source_dataset_id"],
-            row["target_dataset_id"],
-            row["source_column"],
-            row["target_column"],
+def _edges(rows: Sequence[Record]) -> list[ColumnEdge]:
+    """One edge per (source, target, columns), in that order: the statement aggregates the
+    processes (types OR-ed, latest time kept)."""
+    edges = [
+        ColumnEdge(
+            r["source_dataset_id"],
+            r["target_dataset_id"],
+            r["source_column"],
+            r["target_column"],
+            types=r["types"],
+            last_seen_at=r["last_seen_at"],
         )
-        old = merged.get(key)
-        types = row["types"] | (old.types if old else 0)
-        last = max(row["last_seen_at"], old.last_seen_at) if old else row["last_seen_at"]
-        merged[key] = ColumnEdge(*key, types=types, last_seen_at=last)
-    return [merged[key] for key in sorted(merged)]
+        for r in rows
+    ]
+    edges.sort(key=_edge_key)
+    return edges
+
+
+def _edge_key(edge: ColumnEdge) -> tuple[int, int, str, str]:
+    return (edge.source_dataset_id, edge.target_dataset_id, edge.source_column, edge.target_column)

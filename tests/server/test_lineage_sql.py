@@ -38,8 +38,7 @@ def _all_statements() -> list[Statement]:
         if part.where == "dataset_id" or not from_start
     ]
     found += [queries.dataset_level_statement((DOWN, UP), from_start=f) for f in (False, True)]
-    found += [queries.column_lineage_statement("job_id", by_process=flag) for flag in (True, False)]
-    found.append(queries.column_lineage_statement(None, by_process=False))
+    found += [queries.column_lineage_statement(c) for c in (*queries.PROCESS_COLUMNS, None)]
     found += [
         node_queries._SYMLINK_CLOSURE,
         node_queries._DATASETS,
