@@ -7,12 +7,15 @@
 #   name another to keep it, as the sixth set's -b524bb6.json does).
 #   CLIENT_GC="frozen default" measures each system both ways in every round (api.py's
 #   --client-gc; default: frozen, the eighteenth set's way).
+#   COLUMN_LINEAGE=1 asks both systems for column lineage too (api.py's --column-lineage).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY=.venv/bin/python
 ROUNDS="${1:-3}"
 RESULT="${2:-benchmarks/results/api-40k-depth3-rounds.json}"
 read -ra MODES <<<"${CLIENT_GC:-frozen}"
+columns=()
+if [[ -n ${COLUMN_LINEAGE:-} ]]; then columns=(--column-lineage); fi
 OUT="$(mktemp -d)"
 for round in $(seq "$ROUNDS"); do
   for system in threadline data-rentgen; do
@@ -20,7 +23,8 @@ for round in $(seq "$ROUNDS"); do
     if [[ $system == threadline ]]; then database=bench_tl_40k extra=(--max-nodes 1000000); fi
     for mode in "${MODES[@]}"; do
       common=(--system "$system" --database "$database" --starts-from bench_tl_40k
-        --events-in-database 40029 --samples 30 --depths 3 --client-gc "$mode" "${extra[@]}")
+        --events-in-database 40029 --samples 30 --depths 3 --client-gc "$mode" "${extra[@]}"
+        "${columns[@]}")
       name="$OUT/$round-$system-$mode"
       $PY -m benchmarks.api "${common[@]}" --out "$name-dataset.json"
       $PY -m benchmarks.api "${common[@]}" --start-kind JOB --granularities JOB RUN \
