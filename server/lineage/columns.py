@@ -58,6 +58,7 @@ def _process_pairs(trav: Traversal, kind: NodeKind) -> ProcessPairs:
         elif relation is RelationKind.OUTPUT and source.kind is kind:
             written.update((int(d.id), source.id) for d in trav.with_twins({target}))
     return ProcessPairs(
+        processes=[ref.id for ref in trav.of_kind(kind)],
         read_datasets=[d for d, _ in read],
         readers=[p for _, p in read],
         written_datasets=[d for d, _ in written],

@@ -273,6 +273,7 @@ WHERE source_dataset_id = ANY(:datasets) AND target_dataset_id = ANY(:datasets){
 GROUP BY source_dataset_id, target_dataset_id, source_column, target_column
 """
 _THROUGH_PROCESSES = """
+  AND {process} = ANY(:processes)
   AND (source_dataset_id, {process}) IN (
       SELECT * FROM unnest(CAST(:read_datasets AS bigint[]), CAST(:readers AS {type}[])))
   AND (target_dataset_id, {process}) IN (
@@ -283,8 +284,10 @@ _PROCESS_TYPE = {"operation_id": "uuid", "run_id": "uuid", "job_id": "bigint"}
 @dataclass(frozen=True, slots=True)
 class ProcessPairs:
     """The graph's I/O relations of one process granularity as parallel arrays: the
-    datasets each process read (`read_datasets[i]` by `readers[i]`) and wrote."""
+    datasets each process read (`read_datasets[i]` by `readers[i]`) and wrote; and the
+    graph's processes of that granularity (a plain filter the planner may use as well)."""
 
+    processes: list[NodeId]
     read_datasets: list[int]
     readers: list[NodeId]
     written_datasets: list[int]
@@ -319,6 +322,7 @@ async def list_column_lineage(
     params: dict[str, Any] = {"datasets": datasets, "since": window.since, "until": window.until}
     if pairs is not None:
         params.update(
+            processes=pairs.processes,
             read_datasets=pairs.read_datasets,
             readers=pairs.readers,
             written_datasets=pairs.written_datasets,
