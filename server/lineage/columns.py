@@ -12,9 +12,10 @@ from server.lineage.model import (
     NodeRef,
     RelationKind,
 )
-from server.lineage.queries import ProcessPairs
 from server.lineage.sql import Connection, Record
 from server.lineage.traversal import Traversal
+
+Pairs = set[tuple[int, NodeId]]  # (dataset id, process id)
 
 
 async def column_lineage(
@@ -24,12 +25,21 @@ async def column_lineage(
     datasets = [int(ref.id) for ref in trav.of_kind(NodeKind.DATASET)]
     if request.granularity is Granularity.DATASET:
         rows = await queries.list_column_lineage(conn, None, datasets, None, request.window)
-        return _edges([r for r in rows if _has_dataset_edge(trav, r)])
+        return _union_columns([r for r in rows if _has_dataset_edge(trav, r)])
     kind = NodeKind(request.granularity.value)
+    processes = [ref.id for ref in trav.of_kind(kind)]
     rows = await queries.list_column_lineage(
-        conn, queries.PROCESS_COLUMN[kind], datasets, _process_pairs(trav, kind), request.window
+        conn, queries.PROCESS_COLUMN[kind], datasets, processes, request.window
     )
-    return _edges(rows)
+    read, written = _process_pairs(trav, kind)
+    return _union_columns(
+        [
+            r
+            for r in rows
+            if (r["source_dataset_id"], r["process_id"]) in read
+            and (r["target_dataset_id"], r["process_id"]) in written
+        ]
+    )
 
 
 def _datasets_of(trav: Traversal, dataset_id: int) -> set[NodeRef]:
@@ -46,13 +56,15 @@ def _has_dataset_edge(trav: Traversal, row: Record) -> bool:
     )
 
 
-def _process_pairs(trav: Traversal, kind: NodeKind) -> ProcessPairs:
+def _process_pairs(trav: Traversal, kind: NodeKind) -> tuple[Pairs, Pairs]:
     """The graph's (dataset, process) inputs and outputs at `kind`, each dataset with its
-    symlink twins: a row whose source one of its processes read (or read as a twin) and
-    whose target it wrote (or wrote as a twin) is lineage through the graph."""
-    twins = trav.twins  # one hop, as Traversal.with_twins; a set per call cost ~1 µs a relation
-    read: set[tuple[int, NodeId]] = set()
-    written: set[tuple[int, NodeId]] = set()
+    symlink twins (one hop, as `Traversal.with_twins`): a row whose process read its source
+    (or a twin of it) and wrote its target (or a twin) in the graph is lineage through the
+    graph. Two set lookups per row, where a check per row built its refs and twin sets (a
+    depth-3 RUN graph from a job brings ~1,000 rows)."""
+    twins = trav.twins
+    read: Pairs = set()
+    written: Pairs = set()
     for relation, source, target in trav.relations:
         if relation is RelationKind.INPUT and target.kind is kind:
             dataset, pairs, process = int(source.id), read, target.id
@@ -62,32 +74,21 @@ def _process_pairs(trav: Traversal, kind: NodeKind) -> ProcessPairs:
             continue
         pairs.add((dataset, process))
         pairs.update((twin, process) for twin in twins.get(dataset, ()))
-    return ProcessPairs(
-        processes=[ref.id for ref in trav.of_kind(kind)],
-        read_datasets=[d for d, _ in read],
-        readers=[p for _, p in read],
-        written_datasets=[d for d, _ in written],
-        writers=[p for _, p in written],
-    )
+    return read, written
 
 
-def _edges(rows: Sequence[Record]) -> list[ColumnEdge]:
-    """One edge per (source, target, columns), in that order: the statement aggregates the
-    processes (types OR-ed, latest time kept)."""
-    edges = [
-        ColumnEdge(
-            r["source_dataset_id"],
-            r["target_dataset_id"],
-            r["source_column"],
-            r["target_column"],
-            types=r["types"],
-            last_seen_at=r["last_seen_at"],
+def _union_columns(rows: Sequence[Record]) -> list[ColumnEdge]:
+    """One edge per (source, target, columns): types OR-ed, latest time kept, over processes."""
+    merged: dict[tuple[int, int, str, str], ColumnEdge] = {}
+    for row in rows:
+        key = (
+            row["source_dataset_id"],
+            row["target_dataset_id"],
+            row["source_column"],
+            row["target_column"],
         )
-        for r in rows
-    ]
-    edges.sort(key=_edge_key)
-    return edges
-
-
-def _edge_key(edge: ColumnEdge) -> tuple[int, int, str, str]:
-    return (edge.source_dataset_id, edge.target_dataset_id, edge.source_column, edge.target_column)
+        old = merged.get(key)
+        types = row["types"] | (old.types if old else 0)
+        last = max(row["last_seen_at"], old.last_seen_at) if old else row["last_seen_at"]
+        merged[key] = ColumnEdge(*key, types=types, last_seen_at=last)
+    return [merged[key] for key in sorted(merged)]

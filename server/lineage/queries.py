@@ -256,76 +256,58 @@ def _split(rows: list[Record]) -> LevelRows:
     return LevelRows(level, symlinks)
 
 
-# Column lineage between the graph's datasets, one row per column pair. At DATASET
-# granularity the graph has no processes and the service keeps the pairs with a dataset
-# edge, so the rows are aggregated over every process. At a process granularity a row
-# counts only through a process of the graph that read its source and wrote its target:
-# the graph's (dataset, process) input and output pairs come as arrays and the rows are
-# aggregated over the processes that pass. Grouped per process and checked in Python, a
-# daily job's tables brought one row per run or operation that wrote them (a depth-3 RUN
-# graph on the 40k benchmark database: 248 p50 / 706 p95 rows; DATASET: 533 / 1,650).
+# Column lineage between the graph's datasets. At a process granularity, one row per
+# process and column pair, narrowed to the graph's processes: the service keeps the rows
+# whose own process read the source and wrote the target in the graph. At DATASET
+# granularity the graph has no processes and the service checks each row's dataset pair
+# only, so the rows come aggregated over every process: one per column pair, not one per
+# operation that wrote it (a depth-3 DATASET graph on the 40k benchmark database: 533 p50 /
+# 1,650 p95 rows before, 31 / 95 now). Checking the process pairs in SQL as well (the graph's
+# (dataset, process) pairs as unnest()ed arrays, semi-joined) made the same bodies, but its
+# generic plan, guessing ten pairs, became a nested loop over 5,000 once the 1M-event
+# database was analysed: 0.9 s for one RUN graph (benchmarks/README.md, twentieth set).
 _COLUMN_LINEAGE = """
-SELECT source_dataset_id, target_dataset_id, source_column, target_column,
-       bit_or(types) AS types, max(last_event_time) AS last_seen_at
+SELECT source_dataset_id, target_dataset_id, {process} AS process_id,
+       source_column, target_column, bit_or(types) AS types,
+       max(last_event_time) AS last_seen_at
 FROM column_lineage
-WHERE source_dataset_id = ANY(:datasets) AND target_dataset_id = ANY(:datasets){through}
+WHERE source_dataset_id = ANY(:datasets) AND target_dataset_id = ANY(:datasets){processes}
   AND created_at <= :until AND last_event_time >= :since
-GROUP BY source_dataset_id, target_dataset_id, source_column, target_column
+GROUP BY source_dataset_id, target_dataset_id, {group}source_column, target_column
 """
-_THROUGH_PROCESSES = """
-  AND {process} = ANY(:processes)
-  AND (source_dataset_id, {process}) IN (
-      SELECT * FROM unnest(CAST(:read_datasets AS bigint[]), CAST(:readers AS {type}[])))
-  AND (target_dataset_id, {process}) IN (
-      SELECT * FROM unnest(CAST(:written_datasets AS bigint[]), CAST(:writers AS {type}[])))"""
-_PROCESS_TYPE = {"operation_id": "uuid", "run_id": "uuid", "job_id": "bigint"}
-
-
-@dataclass(frozen=True, slots=True)
-class ProcessPairs:
-    """The graph's I/O relations of one process granularity as parallel arrays: the
-    datasets each process read (`read_datasets[i]` by `readers[i]`) and wrote; and the
-    graph's processes of that granularity (a plain filter the planner may use as well)."""
-
-    processes: list[NodeId]
-    read_datasets: list[int]
-    readers: list[NodeId]
-    written_datasets: list[int]
-    writers: list[NodeId]
 
 
 @cache
 def column_lineage_statement(process_column: str | None) -> Statement:
-    """Column lineage between graph datasets: through the graph's processes of
-    `process_column` (`ProcessPairs`), or over every process (None)."""
+    """Column lineage between graph datasets: per process of `process_column` and through
+    the graph's processes, or over every process (None: process_id is NULL)."""
     if process_column is None:
-        return Statement.named(_COLUMN_LINEAGE.format(through=""))
+        sql = _COLUMN_LINEAGE.format(process="NULL::bigint", processes="", group="")
+        return Statement.named(sql)
     if process_column not in PROCESS_COLUMNS:
         raise ValueError(f"not a process column: {process_column}")
-    through = _THROUGH_PROCESSES.format(process=process_column, type=_PROCESS_TYPE[process_column])
-    return Statement.named(_COLUMN_LINEAGE.format(through=through))
+    sql = _COLUMN_LINEAGE.format(
+        process=process_column,
+        processes=f" AND {process_column} = ANY(:processes)",
+        group=f"{process_column}, ",
+    )
+    return Statement.named(sql)
 
 
 async def list_column_lineage(
     conn: Connection,
     process_column: str | None,
     datasets: list[int],
-    pairs: ProcessPairs | None,
+    processes: list[NodeId] | None,
     window: TimeWindow,
 ) -> list[Record]:
-    """Column lineage rows (source_dataset_id, target_dataset_id, source_column,
-    target_column, types, last_seen_at): through `pairs` of `process_column`'s processes,
-    or, with `process_column` None, over every process (DATASET graphs)."""
-    if (process_column is None) != (pairs is None):
-        raise ValueError("process pairs go with a process column, and only with one")
+    """Column lineage rows (source_dataset_id, target_dataset_id, process_id, source_column,
+    target_column, types, last_seen_at): per process of `process_column` among `processes`,
+    or, with `process_column` None, aggregated over every process (DATASET graphs)."""
+    if (process_column is None) != (processes is None):
+        raise ValueError("processes go with a process column, and only with one")
     stmt = column_lineage_statement(process_column)
     params: dict[str, Any] = {"datasets": datasets, "since": window.since, "until": window.until}
-    if pairs is not None:
-        params.update(
-            processes=pairs.processes,
-            read_datasets=pairs.read_datasets,
-            readers=pairs.readers,
-            written_datasets=pairs.written_datasets,
-            writers=pairs.writers,
-        )
+    if processes is not None:
+        params["processes"] = processes
     return await fetch(conn, stmt, **params)
