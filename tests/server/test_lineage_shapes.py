@@ -195,12 +195,20 @@ async def test_path_written_then_read_as_table(
     )
 
 
-def _columns(body: dict[str, Any], world: LineageWorld, key: str) -> set[tuple[str, str, str, str]]:
+def _column_times(
+    body: dict[str, Any], world: LineageWorld, key: str
+) -> dict[tuple[str, ...], str]:
     return {
-        (world.label(r["from"]), world.label(r["to"]), f["source_column"], f["target_column"])
+        (world.label(r["from"]), world.label(r["to"]), f["source_column"], f["target_column"]): f[
+            "last_seen_at"
+        ]
         for r in body["relations"][key]
         for f in r["fields"]
     }
+
+
+def _columns(body: dict[str, Any], world: LineageWorld, key: str) -> set[tuple[str, ...]]:
+    return set(_column_times(body, world, key))
 
 
 @pytest.mark.parametrize("granularity", ["OPERATION", "RUN", "JOB", "DATASET"])
@@ -246,18 +254,6 @@ async def test_direct_and_indirect_column_lineage(
     assert _columns(body, columns_world, "indirect_column_lineage") == {
         (COL_SRC, COL_DST, "status", "total"),
         (COL_SRC, COL_DST, "region", "region"),
-    }
-
-
-def _column_times(
-    body: dict[str, Any], world: LineageWorld, key: str
-) -> dict[tuple[str, ...], str]:
-    return {
-        (world.label(r["from"]), world.label(r["to"]), f["source_column"], f["target_column"]): f[
-            "last_seen_at"
-        ]
-        for r in body["relations"][key]
-        for f in r["fields"]
     }
 
 
