@@ -256,16 +256,14 @@ def _split(rows: list[Record]) -> LevelRows:
     return LevelRows(level, symlinks)
 
 
-# Column lineage between the graph's datasets. At a process granularity, one row per
-# process and column pair, narrowed to the graph's processes: the service keeps the rows
-# whose own process read the source and wrote the target in the graph. At DATASET
-# granularity the graph has no processes and the service checks each row's dataset pair
-# only, so the rows come aggregated over every process: one per column pair, not one per
-# operation that wrote it (a depth-3 DATASET graph on the 40k benchmark database: 533 p50 /
-# 1,650 p95 rows before, 31 / 95 now). Checking the process pairs in SQL as well (the graph's
-# (dataset, process) pairs as unnest()ed arrays, semi-joined) made the same bodies, but its
-# generic plan, guessing ten pairs, became a nested loop over 5,000 once the 1M-event
-# database was analysed: 0.9 s for one RUN graph (benchmarks/README.md, twentieth set).
+# Column lineage between the graph's datasets. At a process granularity: one row per
+# process and column pair, among the graph's processes; the service keeps the rows whose
+# own process read the source and wrote the target in the graph. At DATASET granularity
+# the service checks each row's dataset pair only, so the rows come aggregated over every
+# process (one per operation that wrote a pair was ~17x as many on the 40k benchmark
+# database). The process check stays in Python: done in SQL with the graph's pairs as
+# unnest()ed arrays, the generic plan, guessing ten pairs, chose a nested loop over ~5,000
+# on the analysed 1M database (0.85 s p50; benchmarks/README.md, twentieth set).
 _COLUMN_LINEAGE = """
 SELECT source_dataset_id, target_dataset_id, {process} AS process_id,
        source_column, target_column, bit_or(types) AS types,
