@@ -305,15 +305,7 @@ async def _case(
             pairs = column_pairs(body)
             direct.append(pairs[0])
             indirect.append(pairs[1])
-    found = {
-        "column_lineage": columns,
-        **(
-            {"direct_columns_total": sum(direct), "indirect_columns_total": sum(indirect)}
-            if columns
-            else {}
-        ),
-    }
-    return {
+    result: dict[str, Any] = {
         "granularity": granularity,
         "depth": depth,
         "samples": len(latencies),
@@ -326,8 +318,11 @@ async def _case(
         "nodes_median": statistics.median(sizes) if sizes else 0,
         "nodes_max": max(sizes) if sizes else 0,
         "truncated": truncated,
-        **found,
+        "column_lineage": columns,
     }
+    if columns:
+        result.update(direct_columns_total=sum(direct), indirect_columns_total=sum(indirect))
+    return result
 
 
 def _py_spy(pid: int, run_dir: Path) -> subprocess.Popen[bytes]:
