@@ -55,9 +55,19 @@ LINEAGE_TUNING = {
 
 def create_lineage_engine(database: DatabaseSettings, application_name: str) -> AsyncEngine:
     """The lineage engine: reads without a transaction, tuned at connect time, timestamps
-    decoded from text (`server.lineage.sql.decode_times_from_text`)."""
+    decoded from text (`server.lineage.sql.decode_times_from_text`), and every connection it
+    opens kept (up to `pool_size + max_overflow`).
+
+    A lineage connection is worth keeping: its first graph prepares the lineage statements
+    and their generic plans, ~25 ms more than the same graph on a used connection (40k
+    benchmark database). An overflow connection is closed when returned to a full pool, so
+    more concurrent lineage requests than `pool_size` opened and closed connections
+    continually: at eight clients, one request in ten paid for a fresh connection, and p95
+    doubled (benchmarks/README.md, twenty-first set). Past the kept connections a request
+    waits for a free one, as it would for the CPU the others are using."""
+    kept = database.pool_size + database.max_overflow
     engine = create_engine(
-        database,
+        database.model_copy(update={"pool_size": kept, "max_overflow": 0}),
         application_name=application_name,
         parameters=LINEAGE_TUNING,
         autocommit=True,

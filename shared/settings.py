@@ -41,7 +41,11 @@ class DatabaseSettings(Section):
         description="Connections kept in each engine's pool (the server has two read engines).",
     )
     max_overflow: int = Field(
-        default=5, ge=0, le=200, description="Extra connections on demand, per engine."
+        default=5,
+        ge=0,
+        le=200,
+        description="Extra connections on demand, per engine; the lineage engine keeps them"
+        " once opened.",
     )
     statement_timeout_ms: int = Field(
         default=60_000, ge=0, description="Per-statement timeout in milliseconds (0 = none)."
