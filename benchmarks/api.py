@@ -133,7 +133,15 @@ def reader_url(database: str) -> str:
     )
 
 
-def launch(system: str, database: str, run_dir: Path, max_nodes: int | None) -> Server:
+def launch(
+    system: str,
+    database: str,
+    run_dir: Path,
+    max_nodes: int | None,
+    server_from: Path | None = None,
+) -> Server:
+    """The system's server; `server_from`: Threadline's from that checkout's sources (their
+    packages first on the path, this tree's virtual environment and native module)."""
     port = free_port()
     if system == "threadline":
         cmd = [str(env.VENV_BIN / "threadline-server")]
@@ -145,6 +153,8 @@ def launch(system: str, database: str, run_dir: Path, max_nodes: int | None) -> 
         }
         if max_nodes:
             extra["THREADLINE__SERVER__MAX_LINEAGE_NODES"] = str(max_nodes)
+        if server_from is not None:
+            extra["PYTHONPATH"] = str(server_from.resolve())
     else:
         cmd = [env.RENTGEN_PYTHON, "-m", "data_rentgen.server", "--host", "127.0.0.1"]
         cmd += ["--port", str(port)]
@@ -373,7 +383,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.window_days:
         args.since = await window_start(args.database, args.window_days)
     ids = await ids_for(args.system, args.database, keys, args.start_kind)
-    server = launch(args.system, args.database, run_dir, args.max_nodes)
+    server = launch(args.system, args.database, run_dir, args.max_nodes, args.server_from)
     spy: subprocess.Popen[bytes] | None = None
     try:
         server = await wait_ready(server, args.system)
@@ -392,6 +402,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "since": args.since,
         "window_days": args.window_days,
         "max_nodes": args.max_nodes,
+        "server_from": str(args.server_from) if args.server_from else None,
         "start_kind": args.start_kind,
         "start_nodes": [list(k) for k in keys],
         "load_avg_at_start": [round(x, 2) for x in load],
@@ -436,6 +447,11 @@ def main() -> None:
         default=1,
         help="clients asking at once, each for its next start node when answered (default 1:"
         " one request at a time, every set before the twenty-first)",
+    )
+    parser.add_argument(
+        "--server-from",
+        type=Path,
+        help="run Threadline's server from another checkout's sources (A/B rounds)",
     )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
