@@ -1,11 +1,15 @@
 """`create_app(settings)`: the FastAPI application, its engines, middleware and routers."""
 
 import asyncio
+import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import asyncpg
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -17,6 +21,7 @@ from server.health import router as health_router
 from server.jobs.routes import router as jobs_router
 from server.lineage.routes import router as lineage_router
 from server.lineage.sql import TEXT_TIMES, decode_times_from_text
+from server.lineage.warmup import warm_lineage_connections
 from server.links.routes import router as links_router
 from server.locations.routes import router as locations_router
 from server.observability import RequestContextMiddleware
@@ -27,6 +32,7 @@ from shared.db import create_engine, create_sessionmaker
 from shared.settings import DatabaseSettings
 
 APPLICATION_NAME = "threadline-server"
+log = logging.getLogger("threadline.server")
 FEATURE_ROUTERS: tuple[APIRouter, ...] = (
     datasets_router,
     jobs_router,
@@ -75,6 +81,27 @@ def create_lineage_engine(database: DatabaseSettings, application_name: str) -> 
     )
     decode_times_from_text(engine)
     return engine
+
+
+# Start-up waits this long at most for the lineage connections to be prepared.
+WARM_TIMEOUT_S = 30
+
+
+async def _warm_lineage(engine: AsyncEngine, settings: ServerSettings) -> None:
+    """Prepare the lineage connections (server.lineage.warmup); if the database cannot be
+    reached, the server starts anyway, as it would without this, and says so."""
+    database = settings.database
+    kept = database.pool_size + database.max_overflow
+    connections = min(settings.server.lineage_concurrency, kept)
+    began = time.perf_counter()
+    try:
+        async with asyncio.timeout(WARM_TIMEOUT_S):
+            await warm_lineage_connections(engine, connections)
+    except (OSError, TimeoutError, SQLAlchemyError, asyncpg.PostgresError) as exc:
+        log.warning("lineage connections not prepared at start-up: %r", exc)
+        return
+    elapsed_ms = (time.perf_counter() - began) * 1000
+    log.info("%d lineage connections prepared in %.0f ms", connections, elapsed_ms)
 
 
 def _databases(settings: ServerSettings) -> Databases:
@@ -148,6 +175,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await _warm_lineage(databases.lineage, settings)
         yield
         await databases.dispose()
 
@@ -159,6 +187,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     )
     app.state.settings = settings
     app.state.databases = databases
+    app.state.lineage_slots = asyncio.Semaphore(settings.server.lineage_concurrency)
     install_error_handlers(app)
     _install_middleware(app, settings)
     app.include_router(health_router)

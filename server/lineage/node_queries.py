@@ -168,6 +168,8 @@ _OPERATION_COLUMNS = (
 )
 _RUNS = Statement.named(_BY_KEY.format(columns=_RUN_COLUMNS, table="run"))
 _OPERATIONS = Statement.named(_BY_KEY.format(columns=_OPERATION_COLUMNS, table="operation"))
+# Every statement of this module (server.lineage.warmup prepares them on new connections).
+STATEMENTS = (_SYMLINK_CLOSURE, _DATASETS, _JOBS_AND_DATASETS, _RUNS, _OPERATIONS)
 
 
 def _keys(ids: Collection[UUID]) -> dict[str, list[Any]]:

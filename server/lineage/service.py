@@ -180,7 +180,7 @@ async def _level(
         level = dataset_level(found.rows)
     else:
         process = NodeKind(request.granularity.value)
-        parts = _io_parts(kind, process, tuple(ids))
+        parts = io_parts(kind, process, tuple(ids))
         found = await queries.list_io_level(conn, parts, ids, window, row_limit, start)
         level = io_level(found.rows, kind, process)
     level.symlinks = found.symlinks
@@ -188,7 +188,7 @@ async def _level(
     return level
 
 
-def _io_parts(
+def io_parts(
     kind: NodeKind, process: NodeKind, directions: tuple[str, ...]
 ) -> tuple[queries.IOPart, ...]:
     """Datasets expand through inputs (downstream) / outputs (upstream); processes the reverse."""
