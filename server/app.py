@@ -91,8 +91,7 @@ async def _warm_lineage(engine: AsyncEngine, settings: ServerSettings) -> None:
     """Prepare the lineage connections (server.lineage.warmup); if the database cannot be
     reached, the server starts anyway, as it would without this, and says so."""
     database = settings.database
-    kept = database.pool_size + database.max_overflow
-    connections = min(settings.server.lineage_concurrency, kept)
+    connections = database.pool_size + database.max_overflow  # all it keeps
     began = time.perf_counter()
     try:
         async with asyncio.timeout(WARM_TIMEOUT_S):
@@ -187,7 +186,6 @@ def create_app(settings: ServerSettings) -> FastAPI:
     )
     app.state.settings = settings
     app.state.databases = databases
-    app.state.lineage_slots = asyncio.Semaphore(settings.server.lineage_concurrency)
     install_error_handlers(app)
     _install_middleware(app, settings)
     app.include_router(health_router)

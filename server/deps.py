@@ -4,7 +4,6 @@
 global, so two apps (tests: writer and reader) can run side by side in one process.
 """
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -48,11 +47,6 @@ async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
     """A session on the read-only engine; its transaction is rolled back at the end."""
     async with _databases(request).reader_sessions() as session:
         yield session
-
-
-def lineage_slots(request: Request) -> asyncio.Semaphore:
-    """The app's lineage graphs computed at once (ServerOptions.lineage_concurrency)."""
-    return cast(asyncio.Semaphore, request.app.state.lineage_slots)
 
 
 @asynccontextmanager

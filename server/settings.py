@@ -22,14 +22,6 @@ class ServerOptions(Section):
         description="Hard cap on nodes in one lineage graph; beyond it the graph is truncated "
         "and flagged `truncated` instead of timing out.",
     )
-    lineage_concurrency: int = Field(
-        default=4,
-        ge=1,
-        le=200,
-        description="Lineage graphs computed at once; further requests wait their turn in "
-        "arrival order. Their Python work shares one event loop: with many at once each takes "
-        "longer, the large ones most. As many lineage connections are prepared at start-up.",
-    )
     max_lineage_depth: int = Field(
         default=50, ge=1, le=100, description="Largest lineage depth a request may ask for."
     )

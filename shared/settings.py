@@ -44,8 +44,8 @@ class DatabaseSettings(Section):
         default=5,
         ge=0,
         le=200,
-        description="Extra connections on demand, per engine; the lineage engine keeps them"
-        " once opened.",
+        description="Extra connections on demand, per engine; the server's lineage engine "
+        "opens all its connections at start-up and keeps them.",
     )
     statement_timeout_ms: int = Field(
         default=60_000, ge=0, description="Per-statement timeout in milliseconds (0 = none)."

@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
-from server.deps import get_settings, lineage_connection, lineage_slots
+from server.deps import get_settings, lineage_connection
 from server.errors import NOT_FOUND, problem_doc
 from server.lineage import service
 from server.lineage.render import render_json
@@ -38,14 +38,9 @@ _GET_DOCUMENTED: dict[str, Any] = {
 async def _lineage(request: Request, query: LineageQuery) -> Response:
     options = (await get_settings(request)).server
     lineage_request = query.to_request(options)
-    # A few graphs at a time, the others queued in arrival order: interleaved on the one
-    # event loop, eight at once took the large ones' p95 from ~140 to ~230 ms for no more
-    # throughput (benchmarks/README.md, twenty-first set).
-    async with lineage_slots(request):
-        async with lineage_connection(request) as conn:
-            graph = await service.get_lineage(conn, lineage_request)
-        body = render_json(graph)
-    return Response(body, media_type="application/json")
+    async with lineage_connection(request) as conn:
+        graph = await service.get_lineage(conn, lineage_request)
+    return Response(render_json(graph), media_type="application/json")
 
 
 @router.get("", summary="Lineage graph around start nodes", **_GET_DOCUMENTED)

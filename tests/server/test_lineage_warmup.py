@@ -107,10 +107,10 @@ async def test_start_up_warms_distinct_kept_connections(database_url: str) -> No
 
 
 async def test_the_app_starts_with_its_lineage_connections_prepared(database_url: str) -> None:
-    app = create_app(server_settings(database_url, server={"lineage_concurrency": 3}))
+    app = create_app(server_settings(database_url))  # pool 2, overflow 2
     try:
         async with app.router.lifespan_context(app):
-            assert app.state.databases.lineage.pool.checkedin() == 3
+            assert app.state.databases.lineage.pool.checkedin() == 4
     finally:
         await app.state.databases.dispose()
 
