@@ -11,12 +11,15 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+import asyncpg
 import httpx
 import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from consumer.ingest import ingest_payloads
+from server.app import LINEAGE_TUNING
+from server.lineage import sql
 from server.lineage.schemas import MAX_DEPTH
 from tests.server.conftest import open_client, server_settings
 from tests.server.lineage_scenarios import RUN_LABELS, all_events, column_kinds
@@ -117,3 +120,13 @@ async def small_cap_client(database_url: str) -> AsyncIterator[httpx.AsyncClient
     settings = server_settings(database_url, server=options)
     async with open_client(settings) as client:
         yield client
+
+
+@pytest.fixture
+async def conn(database_url: str, lineage_world: LineageWorld) -> AsyncIterator[sql.Connection]:
+    """A connection to the lineage world set up as the server's lineage engine sets up its own."""
+    url = database_url.replace("postgresql+asyncpg://", "postgresql://")
+    connection = await asyncpg.connect(url, server_settings=LINEAGE_TUNING)
+    await sql.set_text_times(connection)
+    yield connection
+    await connection.close()

@@ -1,13 +1,11 @@
 """The first level from start datasets comes in one statement with their symlink closure; it
 is used only where it is the level the two-step path (closure, then level) fetches."""
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-import asyncpg
 import pytest
 
-from server.app import LINEAGE_TUNING
 from server.lineage import node_queries, queries, service, sql
 from server.lineage.model import (
     Direction,
@@ -20,21 +18,11 @@ from server.lineage.model import (
 from server.lineage.render import render_json
 from server.lineage.sql import Connection, Record, Statement
 from server.lineage.traversal import Traversal
-from tests.server.lineage_conftest import LineageWorld, lineage_world
+from tests.server.lineage_conftest import LineageWorld, conn, lineage_world
 from tests.server.lineage_scenarios import EVENTS_TABLE, STAR_A, STAR_B, STAR_PATH
 
 pytestmark = pytest.mark.db
-__all__ = ["lineage_world"]  # fixtures used by name
-
-
-@pytest.fixture
-async def conn(database_url: str, lineage_world: LineageWorld) -> AsyncIterator[Connection]:
-    """A connection set up as the server's lineage engine sets up its own."""
-    url = database_url.replace("postgresql+asyncpg://", "postgresql://")
-    connection = await asyncpg.connect(url, server_settings=LINEAGE_TUNING)
-    await sql.set_text_times(connection)
-    yield connection
-    await connection.close()
+__all__ = ["conn", "lineage_world"]  # fixtures used by name
 
 
 async def _two_step(

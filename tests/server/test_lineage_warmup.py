@@ -3,14 +3,12 @@ it, no request of any shape prepares another on that connection."""
 
 import itertools
 import logging
-from collections.abc import AsyncIterator
 
-import asyncpg
 import pytest
 from pydantic import SecretStr
 from sqlalchemy import text
 
-from server.app import LINEAGE_TUNING, create_app, create_lineage_engine
+from server.app import create_app, create_lineage_engine
 from server.lineage import service, sql
 from server.lineage.model import (
     PROCESS_LEVELS,
@@ -28,23 +26,13 @@ from server.lineage.warmup import (
 )
 from shared.settings import DatabaseSettings
 from tests.server.conftest import server_settings
-from tests.server.lineage_conftest import LineageWorld, lineage_world
+from tests.server.lineage_conftest import LineageWorld, conn, lineage_world
 from tests.server.lineage_scenarios import APP_JOB, APP_RUN, DAILY
 
 pytestmark = pytest.mark.db
-__all__ = ["lineage_world"]  # fixtures used by name
+__all__ = ["conn", "lineage_world"]  # fixtures used by name
 
 PREPARED = "SELECT count(*) FROM pg_prepared_statements"
-
-
-@pytest.fixture
-async def conn(database_url: str, lineage_world: LineageWorld) -> AsyncIterator[sql.Connection]:
-    """A connection set up as the server's lineage engine sets up its own."""
-    url = database_url.replace("postgresql+asyncpg://", "postgresql://")
-    connection = await asyncpg.connect(url, server_settings=LINEAGE_TUNING)
-    await sql.set_text_times(connection)
-    yield connection
-    await connection.close()
 
 
 async def _starts(conn: sql.Connection, world: LineageWorld) -> dict[NodeKind, NodeId]:
