@@ -96,7 +96,13 @@ async def _warm_lineage(engine: AsyncEngine, settings: ServerSettings) -> None:
     try:
         async with asyncio.timeout(WARM_TIMEOUT_S):
             await warm_lineage_connections(engine, connections)
-    except (OSError, TimeoutError, SQLAlchemyError, asyncpg.PostgresError) as exc:
+    except (
+        OSError,
+        TimeoutError,
+        SQLAlchemyError,
+        asyncpg.PostgresError,
+        asyncpg.InterfaceError,
+    ) as exc:
         log.warning("lineage connections not prepared at start-up: %r", exc)
         return
     elapsed_ms = (time.perf_counter() - began) * 1000
