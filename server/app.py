@@ -71,9 +71,9 @@ def create_lineage_engine(database: DatabaseSettings, application_name: str) -> 
     continually: at eight clients, one request in ten paid for a fresh connection, and p95
     doubled (benchmarks/README.md, twenty-first set). Past the kept connections a request
     waits for a free one, as it would for the CPU the others are using."""
-    kept = database.pool_size + database.max_overflow
+    kept = {"pool_size": database.most_connections, "max_overflow": 0}
     engine = create_engine(
-        database.model_copy(update={"pool_size": kept, "max_overflow": 0}),
+        database.model_copy(update=kept),
         application_name=application_name,
         parameters=LINEAGE_TUNING,
         autocommit=True,
@@ -90,8 +90,7 @@ WARM_TIMEOUT_S = 30
 async def _warm_lineage(engine: AsyncEngine, settings: ServerSettings) -> None:
     """Prepare the lineage connections (server.lineage.warmup); if the database cannot be
     reached, the server starts anyway, as it would without this, and says so."""
-    database = settings.database
-    connections = database.pool_size + database.max_overflow  # all it keeps
+    connections = settings.database.most_connections  # all the lineage engine keeps
     began = time.perf_counter()
     try:
         async with asyncio.timeout(WARM_TIMEOUT_S):

@@ -57,7 +57,7 @@ async def lineage_connection(request: Request) -> AsyncIterator[asyncpg.Connecti
     A context manager, not a dependency: server.lineage.routes says why."""
     pool = (await get_settings(request)).database
     async with _databases(request).lineage.connect() as conn:
-        yield await _open_driver_connection(conn, pool.pool_size + pool.max_overflow)
+        yield await _open_driver_connection(conn, pool.most_connections)
 
 
 async def _open_driver_connection(conn: AsyncConnection, pooled: int) -> asyncpg.Connection:

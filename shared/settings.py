@@ -60,6 +60,11 @@ class DatabaseSettings(Section):
         description="Role granted read-only access by threadline-migrate (the server's role).",
     )
 
+    @property
+    def most_connections(self) -> int:
+        """The most connections one engine opens at once: its pool and the overflow."""
+        return self.pool_size + self.max_overflow
+
 
 class LogSettings(Section):
     level: str = Field(default="INFO", description="Root log level (DEBUG, INFO, WARNING, ...).")
