@@ -251,8 +251,9 @@ type LevelRefs<'py> = (
 /// `levels.io_level`'s loop (`server/lineage/levels.py`, ~1 µs per row in Python, ~1,500
 /// rows a level in a large RUN graph from a job): each row (direction, dataset id, process
 /// id, ..., last_seen_at at 8, schema id at 9) becomes an edge, a reached node, a member
-/// when `finer`, and a schema when it names one, appended to `level`'s containers in the
-/// Python code's order. A direction other than "down" and "up" is declined (Python's
+/// when `finer`, appended to `level`'s containers in the Python code's order, and each
+/// dataset's latest schema among the rows (the one the Python code's list of every row's
+/// schema makes `Traversal.note_schemas` keep). A direction other than "down" and "up" is declined (Python's
 /// KeyError): the caller then fills a fresh level in Python.
 #[pyfunction]
 pub fn fill_io_level<'py>(
@@ -270,6 +271,10 @@ pub fn fill_io_level<'py>(
     // The lists of reached[direction] and members[direction], "down" then "up", once made.
     let mut reached_lists: [Option<Bound<'py, PyAny>>; 2] = [None, None];
     let mut member_lists: [Option<Bound<'py, PyAny>>; 2] = [None, None];
+    // Each dataset's latest (dataset id, seen, schema id) of the level's rows: later rows win
+    // ties, as in Traversal.note_schemas, which takes these in place of one per row (a large
+    // RUN level has thousands of rows and a few dozen datasets).
+    let latest = PyDict::new(py);
     for row in rows.try_iter()? {
         let row = row?;
         let direction = item(&row, 0)?;
@@ -292,7 +297,19 @@ pub fn fill_io_level<'py>(
         let schema_id = item(&row, 9)?;
         if !schema_id.is_none() {
             let seen = item(&row, 8)?;
-            schemas.append(PyTuple::new(py, [dataset_id, seen, schema_id])?)?;
+            // Only each dataset's latest: the rows Traversal.note_schemas would keep.
+            let newer = match latest.get_item(&dataset_id)? {
+                // Times that do not compare (never from PostgreSQL): Python's TypeError.
+                Some(kept) => match seen.ge(kept.downcast::<PyTuple>()?.get_item(1)?) {
+                    Ok(newer) => newer,
+                    Err(_) => return Err(declined("schema time")),
+                },
+                None => true,
+            };
+            if newer {
+                let kept = PyTuple::new(py, [dataset_id.clone(), seen, schema_id])?;
+                latest.set_item(dataset_id, kept)?;
+            }
         }
         // Did the process read the dataset? Downstream from datasets, upstream from processes.
         let edge = if (side == 0) == from_datasets {
@@ -311,6 +328,9 @@ pub fn fill_io_level<'py>(
             let member_list = list_of(&mut member_lists[side], &members, &direction)?;
             member_list.downcast::<PyList>()?.append(proc)?;
         }
+    }
+    for kept in latest.values() {
+        schemas.append(kept)?;
     }
     Ok(())
 }

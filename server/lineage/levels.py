@@ -65,9 +65,12 @@ def io_level(
             fill(rows, level, from_datasets=from_datasets, finer=finer, process=process)
             return level
     level = Level()
-    reached, members, edges, schemas = level.reached, level.members, level.edges, level.schemas
+    reached, members, edges = level.reached, level.members, level.edges
     # A level names few datasets many times (every run of a job writes the same ones).
     datasets: dict[int, NodeRef] = {}
+    # Each dataset's latest (dataset id, seen, schema id), later rows winning ties: all that
+    # Traversal.note_schemas keeps of them, from a few dozen triples instead of one per row.
+    latest: dict[int, tuple[int, datetime, int]] = {}
     read = {DOWN: from_datasets, UP: not from_datasets}  # did the process read the dataset?
     for row in rows:
         # By position (see _relation); symlink columns may follow.
@@ -78,7 +81,9 @@ def io_level(
         )
         proc = node_ref(process, process_id)
         if schema_id is not None:
-            schemas.append((dataset_id, last_seen_at, schema_id))
+            kept = latest.get(dataset_id)
+            if kept is None or last_seen_at >= kept[1]:
+                latest[dataset_id] = (dataset_id, last_seen_at, schema_id)
         if read[direction]:
             edges.append((RelationKind.INPUT, dataset, proc, row))
         else:
@@ -89,6 +94,7 @@ def io_level(
         reached[direction].append(dataset)
         if finer:
             members[direction].append(proc)
+    level.schemas.extend(latest.values())
     return level
 
 

@@ -9,6 +9,7 @@ level. Symlinks and parent relations never cost a level. The node cap stops the 
 
 from collections import defaultdict
 from collections.abc import Sequence
+from itertools import chain
 
 from server.lineage import node_queries, queries
 from server.lineage.assemble import assemble_graph
@@ -82,7 +83,7 @@ async def _expand(
         for direction, members in level.members.items():
             trav.admit(members)
             trav.claim(direction, members)  # their relations are in this level already
-        admitted = trav.admit(ref for refs in level.reached.values() for ref in refs)
+        admitted = trav.admit(chain.from_iterable(level.reached.values()))
         # Relations are built only now, for the edges whose two ends made it into the
         # graph: a level cut by the cap may return many more rows than it keeps.
         level.add_relations(trav)

@@ -59,6 +59,7 @@ TIMES = [
     datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
     datetime(2026, 11, 26, 12, 0, tzinfo=UTC).replace(tzinfo=None),  # naive: no zone written
 ]
+AWARE_TIMES = [t for t in TIMES if t.tzinfo is not None]
 INTS = [0, 1, -1, 42, 2**31, 2**63 - 1, -(2**63), 2**64 - 1]
 
 
@@ -347,7 +348,7 @@ def io_rows(rng: random.Random, process: NodeKind) -> list[Any]:
         process_id: Any = uuid.UUID(int=rng.randrange(8)) if uuid_ids else rng.randrange(8)
         direction = rng.choice(["down", "up"])
         counters = (rng.choice([None, 5]), None, 1)
-        seen = rng.choice(TIMES)
+        seen = rng.choice(AWARE_TIMES)  # timestamptz: each dataset's latest schema compares them
         schema_id = rng.choice([None, None, rng.randrange(4)])
         rows.append((direction, rng.randrange(6), process_id, *counters, 8, seen, seen, schema_id))
     return rows
@@ -385,6 +386,38 @@ def test_an_unknown_direction_is_left_to_python() -> None:
             fill(odd, Level(), from_datasets=True, finer=False, process=NodeKind.JOB)
         with pytest.raises(KeyError, match=str(direction)):  # Python's, from a fresh level
             levels.io_level(odd, NodeKind.DATASET, NodeKind.JOB)
+
+
+def every_schema(rows: list[Any]) -> list[tuple[int, Any, int]]:
+    """The (dataset id, seen, schema id) of every row that names a schema, in row order."""
+    return [(row[1], row[8], row[9]) for row in rows if row[9] is not None]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_level_keeps_each_datasets_latest_schema(seed: int) -> None:
+    # Each dataset's latest schema only, later rows winning ties: what the traversal keeps
+    # of one triple per row, from a graph that already has a schema for some datasets.
+    rng = random.Random(seed)
+    rows = io_rows(rng, NodeKind.RUN)
+    known = {d: (rng.choice(AWARE_TIMES), 100 + d) for d in range(0, 6, 2)}
+    for fill in (levels.NATIVE_FILL, None):
+        made = levels.io_level(rows, NodeKind.DATASET, NodeKind.RUN, fill)
+        assert len({d for d, _, _ in made.schemas}) == len(made.schemas)
+        reference, kept = Traversal(10), Traversal(10)
+        reference.schemas, kept.schemas = dict(known), dict(known)
+        reference.note_schemas(every_schema(rows))
+        kept.note_schemas(made.schemas)
+        assert kept.schemas == reference.schemas
+
+
+def test_times_that_do_not_compare_are_left_to_python() -> None:
+    fill = built(levels.NATIVE_FILL)
+    naive = TIMES[0].replace(tzinfo=None)
+    rows = [("down", 1, 2, None, None, None, None, t, t, 3) for t in (TIMES[0], naive)]
+    with pytest.raises(levels.NATIVE_DECLINES):
+        fill(rows, Level(), from_datasets=True, finer=False, process=NodeKind.JOB)
+    with pytest.raises(TypeError, match="offset-naive and offset-aware"):  # Python's
+        levels.io_level(rows, NodeKind.DATASET, NodeKind.JOB)
 
 
 def random_refs(rng: random.Random) -> list[NodeRef]:
