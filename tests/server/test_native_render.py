@@ -413,7 +413,7 @@ def test_a_level_keeps_each_datasets_latest_schema(seed: int) -> None:
 def test_times_that_do_not_compare_are_left_to_python() -> None:
     fill = built(levels.NATIVE_FILL)
     naive = TIMES[0].replace(tzinfo=None)
-    rows = [("down", 1, 2, None, None, None, None, t, t, 3) for t in (TIMES[0], naive)]
+    rows: list[Any] = [("down", 1, 2, None, None, None, None, t, t, 3) for t in (TIMES[0], naive)]
     with pytest.raises(levels.NATIVE_DECLINES):
         fill(rows, Level(), from_datasets=True, finer=False, process=NodeKind.JOB)
     with pytest.raises(TypeError, match="offset-naive and offset-aware"):  # Python's
