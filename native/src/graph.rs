@@ -252,9 +252,9 @@ type LevelRefs<'py> = (
 /// rows a level in a large RUN graph from a job): each row (direction, dataset id, process
 /// id, ..., last_seen_at at 8, schema id at 9) becomes an edge, a reached node, a member
 /// when `finer`, appended to `level`'s containers in the Python code's order, and each
-/// dataset's latest schema among the rows (the one the Python code's list of every row's
-/// schema makes `Traversal.note_schemas` keep). A direction other than "down" and "up" is declined (Python's
-/// KeyError): the caller then fills a fresh level in Python.
+/// dataset's latest schema among the rows, as the Python code keeps it. A direction other
+/// than "down" and "up" is declined (Python's KeyError), and so are times that do not
+/// compare (Python's TypeError): the caller then fills a fresh level in Python.
 #[pyfunction]
 pub fn fill_io_level<'py>(
     rows: &Bound<'py, PyAny>,
@@ -299,7 +299,7 @@ pub fn fill_io_level<'py>(
             let seen = item(&row, 8)?;
             // Only each dataset's latest: the rows Traversal.note_schemas would keep.
             let newer = match latest.get_item(&dataset_id)? {
-                // Times that do not compare (never from PostgreSQL): Python's TypeError.
+                // Times that do not compare never come from PostgreSQL (timestamptz).
                 Some(kept) => match seen.ge(kept.downcast::<PyTuple>()?.get_item(1)?) {
                     Ok(newer) => newer,
                     Err(_) => return Err(declined("schema time")),

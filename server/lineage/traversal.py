@@ -75,7 +75,7 @@ class Traversal:
         """A dataset and its symlinked twins are one node for expansion purposes."""
         out = set(refs)
         # Only the refs that have twins, found by set intersection: a RUN graph's levels
-        # claim thousands of runs, and a loop over them all was ~2% of its server time.
+        # claim thousands of runs, and a Python loop tested every one of them.
         for ref in out & self.twinned:
             out.update(NodeRef(NodeKind.DATASET, t) for t in self.twins[int(ref.id)])
         return out
@@ -89,7 +89,8 @@ class Traversal:
 
     def note_schemas(self, found: Iterable[tuple[int, datetime, int | None]]) -> None:
         """Keep the most recently seen schema of each dataset among the relations found, from
-        (dataset id, seen, schema id) triples (one per level row: a loop here, not a call)."""
+        (dataset id, seen, schema id) triples, later ones winning ties (an I/O level gives
+        each dataset's latest only: levels.io_level)."""
         schemas = self.schemas
         for dataset_id, seen, schema_id in found:
             if schema_id is None:
