@@ -12,10 +12,11 @@ measured three ways:
 - `server_ms`: the same request over a raw keep-alive socket (the server and the loopback,
   no client library), alternated with the client's request;
 - `postgres_ms`: PostgreSQL's execution time for the statements the service ran for that
-  graph, each run again as `EXPLAIN (ANALYZE, TIMING OFF)` with its own arguments (planning
-  left out; with bound arguments PostgreSQL plans them as custom plans, the server's
-  connections use generic ones: the plans are the same shape, see the README); each
-  statement runs three times and its median counts.
+  graph, each prepared and run again as `EXPLAIN (ANALYZE, TIMING OFF) EXECUTE` with its
+  own arguments: the generic plan the server's connections run, planning left out (before
+  the twenty-second set, `EXPLAIN` of the statement with bound arguments, which plans a
+  custom plan: on the 40k database 3-40% slower to execute, the most for the smallest
+  graphs); each statement runs three times and its median counts.
 
 `floor_ms` = `postgres_ms` + (`client_ms` - `server_ms`): the database's work for the graph
 and the client's own cost for the request and its body. A server that took no time of its
@@ -33,6 +34,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, cast
 from urllib.parse import urlencode, urlsplit
 from uuid import UUID
@@ -195,8 +197,27 @@ async def _not_found(base_url: str, count: int = 60) -> dict[str, dict[str, floa
     return {"client_ms": _summary(client_times), "server_ms": _summary(server_times)}
 
 
-async def _execution_ms(conn: asyncpg.Connection, query: str, args: tuple[Any, ...]) -> float:
-    plan = await conn.fetch("EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) " + query, *args)
+def _literal(value: Any) -> str:
+    """`value` as an SQL literal of unknown type (the prepared statement's parameter types
+    apply): the arguments the service binds, which EXECUTE cannot take as parameters."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, list | tuple):
+        items = ("NULL" if v is None else '"' + str(v).replace('"', '\\"') + '"' for v in value)
+        value = "{" + ",".join(items) + "}"
+    elif isinstance(value, datetime):
+        value = value.isoformat()
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+async def _execution_ms(conn: asyncpg.Connection, name: str, args: tuple[Any, ...]) -> float:
+    """Execution time of the prepared statement `name` with `args`: its generic plan, as the
+    server's connections run it (LINEAGE_TUNING). `EXPLAIN` of the statement itself with
+    bound arguments would plan it anew for them, and such a custom plan can differ (on the
+    1M database, sequential scans where the generic plan probes indexes: README,
+    "Twenty-second set")."""
+    arguments = f"({', '.join(_literal(a) for a in args)})" if args else ""
+    plan = await conn.fetch(f"EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) EXECUTE {name}{arguments}")
     line = next(row[0] for row in plan if row[0].startswith("Execution Time:"))
     return float(line.split()[2])
 
@@ -247,10 +268,13 @@ async def _postgres(
                 finally:
                     driver.remove_query_logger(ran)
                 total = 0.0
-                for query, args in ran.seen:
+                for number, (query, args) in enumerate(ran.seen):
+                    name = f"floor_{number}"
+                    await driver.execute(f"PREPARE {name} AS {query}")
                     total += statistics.median(
-                        [await _execution_ms(driver, query, args) for _ in range(EXPLAINS)]
+                        [await _execution_ms(driver, name, args) for _ in range(EXPLAINS)]
                     )
+                    await driver.execute(f"DEALLOCATE {name}")  # not ALL: asyncpg's own too
                 found[node_id] = (total, len(ran.seen))
     finally:
         await engine.dispose()
