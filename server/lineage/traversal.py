@@ -34,7 +34,6 @@ class Traversal:
     relations: dict[tuple[RelationKind, NodeRef, NodeRef], IORelation] = field(default_factory=dict)
     symlinks: dict[tuple[int, int], SymlinkRelation] = field(default_factory=dict)
     twins: dict[int, set[int]] = field(default_factory=dict)  # dataset -> symlinked datasets
-    twinned: set[NodeRef] = field(default_factory=set)  # the datasets `twins` has, as refs
     schemas: dict[int, tuple[datetime, int]] = field(default_factory=dict)  # (seen, schema)
     truncated: bool = False
 
@@ -69,15 +68,16 @@ class Traversal:
             self.symlinks.setdefault((symlink.source_id, symlink.target_id), symlink)
             self.twins.setdefault(symlink.source_id, set()).add(symlink.target_id)
             self.twins.setdefault(symlink.target_id, set()).add(symlink.source_id)
-            self.twinned.update((source, target))
 
     def with_twins(self, refs: Iterable[NodeRef]) -> set[NodeRef]:
         """A dataset and its symlinked twins are one node for expansion purposes."""
-        out = set(refs)
-        # Only the refs that have twins, found by set intersection: a RUN graph's levels
-        # claim thousands of runs, and a Python loop tested every one of them.
-        for ref in out & self.twinned:
-            out.update(NodeRef(NodeKind.DATASET, t) for t in self.twins[int(ref.id)])
+        given = set(refs)
+        out = set(given)
+        # A loop over the datasets with twins (few), not over `refs`: a RUN graph's levels
+        # claim thousands of runs. Twins of twins are not followed (one hop).
+        for dataset_id, twins in self.twins.items():
+            if NodeRef(NodeKind.DATASET, dataset_id) in given:
+                out.update(NodeRef(NodeKind.DATASET, t) for t in twins)
         return out
 
     def claim(self, direction: str, refs: Iterable[NodeRef]) -> set[NodeRef]:
