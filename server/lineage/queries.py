@@ -99,17 +99,31 @@ def _io_select(part: IOPart, frontier: str) -> str:
 # A level that reaches datasets brings their symlink closure in the same round trip: its
 # own rows, then one row per symlink (FULL JOIN ... ON false stacks the two, each with its
 # own columns and types, NULL in the other's). `dir` is NULL exactly on the symlink rows.
+# The row limit applies outside the level's CTE. Inside it, the planner took the limit, a
+# bound parameter, to keep 10% of the rows and chose plans that return the first rows
+# soonest: from a job frontier, the whole input or output table read in dataset order,
+# 30-65 ms for every level on the 1M-event benchmark database against ~0.3 through the
+# job index (benchmarks/README.md, twenty-third set). The closure is then of all the
+# level's datasets, more than the limited rows reach only for a level that the limit cut:
+# the service admits the symlinks of the datasets it keeps, and flags the graph truncated.
 _WITH_SYMLINKS = """
 WITH RECURSIVE level AS MATERIALIZED ({level}), {ctes}
-SELECT level.*, links.* FROM level FULL JOIN links ON false
+SELECT level.*, links.* FROM (SELECT * FROM level LIMIT :row_limit) AS level
+FULL JOIN links ON false
 """
-_LEVEL_SEEDS = "SELECT {reached} FROM level"
+# An array's elements, not the level's rows: PostgreSQL sizes the closure's hash table
+# (UNION) by its row estimate, ~100x the seeds' estimate. The level's, from the tables'
+# statistics, came to 144,329 rows on the 1M-event benchmark database: a few MB cleared on
+# every execution, ~20% of an empty level's time. unnest() of a subquery's array is
+# estimated at 10 rows, and the table grows as it must.
+_LEVEL_SEEDS = "SELECT unnest(ARRAY(SELECT {reached} FROM level))"
 # The first level from start datasets also brings the start's symlink closure, and expands
 # all of it: the service uses the rows only if that is the frontier the start's symlinks
 # give it (one round trip less per request; otherwise it fetches the level again).
 _FROM_START = """
 WITH RECURSIVE {ctes}
-SELECT level.*, links.* FROM level FULL JOIN {links} AS links ON false
+SELECT level.*, links.* FROM (SELECT * FROM level LIMIT :row_limit) AS level
+FULL JOIN {links} AS links ON false
 """
 _START_SEEDS = "SELECT unnest(CAST(:start AS bigint[]))"
 # An array (computed once, then an index condition like a bound one), not `= ANY
@@ -131,12 +145,15 @@ class LevelRows:
 
 
 def _with_symlinks(level: str, reached: str | None, *, from_start: bool) -> Statement:
-    """`level` with the symlink closures it brings: of the datasets it reached (`reached`
-    selects them from `level`; None: it reaches processes) and of the start datasets."""
+    """`level`, limited to `:row_limit` rows, with the symlink closures it brings: of the
+    datasets it reached (`reached` selects them from `level`; None: it reaches processes)
+    and of the start datasets."""
     reached_ctes = reached and symlink_closure_ctes(_LEVEL_SEEDS.format(reached=reached))
     if not from_start:
         if reached_ctes is None:
-            return Statement.named(level)
+            # A plain statement from a dataset frontier: its first-rows plans follow the
+            # frontier's own index (dataset_id), and the limit stays where it was.
+            return Statement.named(f"{level} LIMIT :row_limit")
         return Statement.named(_WITH_SYMLINKS.format(level=level, ctes=reached_ctes))
     ctes = [
         symlink_closure_ctes(_START_SEEDS, prefix="start_"),
@@ -157,7 +174,7 @@ def io_level_statement(parts: tuple[IOPart, ...], *, from_start: bool = False) -
     the frontier is the symlink closure of the `start` datasets, which comes with it."""
     # No ORDER BY: the service orders what it keeps; the LIMIT only bounds a runaway level.
     selects = (_io_select(p, _frontier(p.direction, from_start=from_start)) for p in parts)
-    level = " UNION ALL ".join(selects) + " LIMIT :row_limit"
+    level = " UNION ALL ".join(selects)
     reaches_datasets = not all(p.where == "dataset_id" for p in parts)
     return _with_symlinks(level, "dataset_id" if reaches_datasets else None, from_start=from_start)
 
@@ -209,7 +226,7 @@ def dataset_level_statement(directions: tuple[str, ...], *, from_start: bool = F
                 far_table=far_table,
             )
         )
-    level = " UNION ALL ".join(parts) + " LIMIT :row_limit"
+    level = " UNION ALL ".join(parts)
     reached = f"CASE dir WHEN '{DOWN}' THEN target_id ELSE source_id END"
     return _with_symlinks(level, reached, from_start=from_start)
 

@@ -1,10 +1,14 @@
-"""Lineage statements: named parameters numbered for asyncpg, every statement well-formed."""
+"""Lineage statements: named parameters numbered for asyncpg, every statement well-formed,
+and each level's row limit where the planner does not plan for it."""
+
+import re
 
 import pytest
 
 from server.lineage import node_queries, queries
 from server.lineage.sql import PARAMETER, Statement
 from server.lineage.traversal import DOWN, UP
+from server.lineage.warmup import lineage_statements
 
 pytestmark = pytest.mark.unit
 
@@ -51,3 +55,28 @@ def _all_statements() -> list[Statement]:
 def test_no_named_parameter_is_left(statement: Statement) -> None:
     assert PARAMETER.search(statement.sql) is None
     assert all(f"${i}" in statement.sql for i in range(1, len(statement.names) + 1))
+
+
+def _cte_bodies(sql: str) -> list[str]:
+    """The text inside the parentheses of every `AS MATERIALIZED (...)` CTE of `sql`."""
+    bodies = []
+    for match in re.finditer(r"AS MATERIALIZED \(", sql):
+        depth = 1
+        for end in range(match.end(), len(sql)):
+            depth += {"(": 1, ")": -1}.get(sql[end], 0)
+            if depth == 0:
+                bodies.append(sql[match.end() : end])
+                break
+    return bodies
+
+
+_LEVELS = [s for s in lineage_statements() if "row_limit" in s.names]
+
+
+@pytest.mark.parametrize("statement", _LEVELS, ids=[f"level-{i}" for i in range(len(_LEVELS))])
+def test_a_levels_row_limit_is_outside_its_ctes(statement: Statement) -> None:
+    # Inside a CTE, the planner plans the level to return its first rows soonest: from a
+    # job frontier that read the whole input or output table (queries._WITH_SYMLINKS).
+    limit = re.compile(rf"\${statement.names.index('row_limit') + 1}(?!\d)")
+    assert limit.search(statement.sql)
+    assert not [body for body in _cte_bodies(statement.sql) if limit.search(body)]
