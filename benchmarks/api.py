@@ -10,8 +10,9 @@ request at a time (a few warm-up requests first) and records the latency the cli
 (HTTP + JSON included) and the graph size. Before timing, the harness freezes its own
 objects (`--client-gc frozen`, the default since the eighteenth set): benchmarks/README.md,
 "Eighteenth set", says why. Equal semantics on both sides: start node a dataset,
-direction BOTH, the same `since` (Data.Rentgen requires one: the day before the first event),
-no `until`, no column lineage; depth counts relation hops the same way in both.
+direction BOTH (`--direction` for one way), the same `since` (Data.Rentgen requires one:
+the day before the first event), no `until`, no column lineage; depth counts relation hops
+the same way in both.
 
 Start datasets are chosen (seeded) among datasets that have both inputs and outputs in the
 `--starts-from` Threadline database and are matched to the other system by their natural key
@@ -204,11 +205,12 @@ def lineage_request(
     kind: str = "DATASET",
     *,
     columns: bool = False,
+    direction: str = "BOTH",
 ) -> tuple[str, Any]:
     depth, granularity, since = case
     params: dict[str, Any] = {
         "start_node_id": node_id,
-        "direction": "BOTH",
+        "direction": direction,  # the same values in both APIs
         "depth": depth,
         "granularity": granularity,
         "since": since,
@@ -265,7 +267,12 @@ async def measure(
                 case = (depth, granularity, args.since)
                 for node_id in ids[:warmup]:
                     path, params = lineage_request(
-                        system, node_id, case, args.start_kind, columns=args.column_lineage
+                        system,
+                        node_id,
+                        case,
+                        args.start_kind,
+                        columns=args.column_lineage,
+                        direction=args.direction,
                     )
                     await client.get(path, params=params)
                 if args.client_gc == "frozen":
@@ -285,6 +292,7 @@ async def measure(
                         args.start_kind,
                         columns=args.column_lineage,
                         concurrency=args.concurrency,
+                        direction=args.direction,
                     )
                 )
                 sys.stderr.write(
@@ -302,6 +310,7 @@ async def _case(
     *,
     columns: bool = False,
     concurrency: int = 1,
+    direction: str = "BOTH",
 ) -> dict[str, Any]:
     depth, granularity, _ = case
     latencies, sizes, truncated, errors = [], [], 0, 0
@@ -313,7 +322,9 @@ async def _case(
         # clients share the start nodes, each asked for once.
         nonlocal truncated, errors
         for node_id in pending:
-            path, params = lineage_request(system, node_id, case, kind, columns=columns)
+            path, params = lineage_request(
+                system, node_id, case, kind, columns=columns, direction=direction
+            )
             began = time.perf_counter()
             response = await client.get(path, params=params)
             body = response.json()
@@ -404,6 +415,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "max_nodes": args.max_nodes,
         "server_from": str(args.server_from) if args.server_from else None,
         "start_kind": args.start_kind,
+        "direction": args.direction,
         "start_nodes": [list(k) for k in keys],
         "load_avg_at_start": [round(x, 2) for x in load],
         "load_avg_at_end": [round(x, 2) for x in os.getloadavg()],
@@ -428,6 +440,13 @@ def main() -> None:
     parser.add_argument("--since", default=SINCE, help="window start (default: all history)")
     parser.add_argument("--window-days", type=int, help="since = N days before the newest run")
     parser.add_argument("--start-kind", choices=sorted(STARTS_SQL), default="DATASET")
+    parser.add_argument(
+        "--direction",
+        choices=["BOTH", "DOWNSTREAM", "UPSTREAM"],
+        default="BOTH",
+        help="lineage direction, the same in both APIs (default BOTH: every set before the"
+        " twenty-third)",
+    )
     parser.add_argument("--depths", type=int, nargs="+", default=list(DEPTHS))
     parser.add_argument("--granularities", nargs="+", default=list(GRANULARITIES))
     parser.add_argument("--profile", action="store_true", help="py-spy the server (raw stacks)")

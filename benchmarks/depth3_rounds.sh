@@ -8,6 +8,8 @@
 #   CLIENT_GC="frozen default" measures each system both ways in every round (api.py's
 #   --client-gc; default: frozen, the eighteenth set's way).
 #   COLUMN_LINEAGE=1 asks both systems for column lineage too (api.py's --column-lineage).
+#   DIRECTION=DOWNSTREAM or UPSTREAM asks for one direction (api.py's --direction; default
+#   BOTH, every set before the twenty-third).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY=.venv/bin/python
@@ -24,7 +26,7 @@ for round in $(seq "$ROUNDS"); do
     for mode in "${MODES[@]}"; do
       common=(--system "$system" --database "$database" --starts-from bench_tl_40k
         --events-in-database 40029 --samples 30 --depths 3 --client-gc "$mode" "${extra[@]}"
-        "${columns[@]}")
+        --direction "${DIRECTION:-BOTH}" "${columns[@]}")
       name="$OUT/$round-$system-$mode"
       $PY -m benchmarks.api "${common[@]}" --out "$name-dataset.json"
       $PY -m benchmarks.api "${common[@]}" --start-kind JOB --granularities JOB RUN \
@@ -35,5 +37,5 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 $PY -m benchmarks.rounds "$OUT" "$RESULT" \
-  "depth 3, 40k events, 30 start nodes; per round Threadline then Data.Rentgen"
+  "depth 3, 40k events, 30 start nodes, direction ${DIRECTION:-BOTH}; per round Threadline then Data.Rentgen"
 rm -r "$OUT"
