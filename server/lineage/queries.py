@@ -102,7 +102,7 @@ def _io_select(part: IOPart, frontier: str) -> str:
 # The row limit applies outside the level's CTE. Inside it, the planner took the limit, a
 # bound parameter, to keep 10% of the rows and chose plans that return the first rows
 # soonest: from a job frontier, the whole input or output table read in dataset order,
-# 30-65 ms for every level on the 1M-event benchmark database against ~0.3 through the
+# 37-80 ms for every level on the 1M-event benchmark database against ~0.3 through the
 # job index (benchmarks/README.md, twenty-third set). The closure is then of all the
 # level's datasets, more than the limited rows reach only for a level that the limit cut:
 # the service admits the symlinks of the datasets it keeps, and flags the graph truncated.
