@@ -8,6 +8,8 @@
 #   CLIENT_GC="frozen default" measures each system both ways in every round (api.py's
 #   --client-gc; default: frozen, the eighteenth set's way).
 #   COLUMN_LINEAGE=1 asks both systems for column lineage too (api.py's --column-lineage).
+#   CLIENT="httpx raw" measures each system with both HTTP clients in every round (api.py's
+#   --client; default: httpx, every set before the twenty-fourth), raw first in even rounds.
 #   DIRECTION=DOWNSTREAM or UPSTREAM asks for one direction (api.py's --direction; default
 #   BOTH, every set before the twenty-third).
 set -euo pipefail
@@ -16,6 +18,7 @@ PY=.venv/bin/python
 ROUNDS="${1:-3}"
 RESULT="${2:-benchmarks/results/api-40k-depth3-rounds.json}"
 read -ra MODES <<<"${CLIENT_GC:-frozen}"
+read -ra CLIENTS <<<"${CLIENT:-httpx}"
 columns=()
 if [[ -n ${COLUMN_LINEAGE:-} ]]; then columns=(--column-lineage); fi
 OUT="$(mktemp -d)"
@@ -24,15 +27,21 @@ for round in $(seq "$ROUNDS"); do
     database=bench_dr_40k extra=()
     if [[ $system == threadline ]]; then database=bench_tl_40k extra=(--max-nodes 1000000); fi
     for mode in "${MODES[@]}"; do
-      common=(--system "$system" --database "$database" --starts-from bench_tl_40k
-        --events-in-database 40029 --samples 30 --depths 3 --client-gc "$mode" "${extra[@]}"
-        --direction "${DIRECTION:-BOTH}" "${columns[@]}")
-      name="$OUT/$round-$system-$mode"
-      $PY -m benchmarks.api "${common[@]}" --out "$name-dataset.json"
-      $PY -m benchmarks.api "${common[@]}" --start-kind JOB --granularities JOB RUN \
-        --out "$name-job.json"
-      $PY -m benchmarks.api "${common[@]}" --start-kind RUN --granularities RUN OPERATION \
-        --out "$name-run.json"
+      clients=("${CLIENTS[@]}")
+      if ((round % 2 == 0)); then  # the other order: each client as often first as second
+        for ((i = ${#CLIENTS[@]} - 1, j = 0; i >= 0; i--, j++)); do clients[j]=${CLIENTS[i]}; done
+      fi
+      for client in "${clients[@]}"; do
+        common=(--system "$system" --database "$database" --starts-from bench_tl_40k
+          --events-in-database 40029 --samples 30 --depths 3 --client-gc "$mode"
+          --client "$client" "${extra[@]}" --direction "${DIRECTION:-BOTH}" "${columns[@]}")
+        name="$OUT/$round-$system-$mode-$client"
+        $PY -m benchmarks.api "${common[@]}" --out "$name-dataset.json"
+        $PY -m benchmarks.api "${common[@]}" --start-kind JOB --granularities JOB RUN \
+          --out "$name-job.json"
+        $PY -m benchmarks.api "${common[@]}" --start-kind RUN --granularities RUN OPERATION \
+          --out "$name-run.json"
+      done
     done
   done
 done

@@ -28,15 +28,12 @@ request's fixed part.
 import argparse
 import asyncio
 import os
-import select
-import socket
 import statistics
 import sys
 import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
-from urllib.parse import urlencode, urlsplit
 from uuid import UUID
 
 import asyncpg
@@ -45,6 +42,7 @@ import orjson
 from pydantic import SecretStr
 
 from benchmarks import api, env
+from benchmarks.raw_http import RawClient, target
 from server.app import create_lineage_engine
 from server.lineage import service
 from server.lineage.model import (
@@ -82,55 +80,8 @@ class Case:
         return cls(NodeKind(kind).value, Granularity(granularity).value)
 
 
-class RawClient:
-    """HTTP/1.1 GETs on one keep-alive socket, reading exactly Content-Length bytes."""
-
-    def __init__(self, base_url: str) -> None:
-        url = urlsplit(base_url)
-        self.host, self.address = url.netloc, (url.hostname, url.port)
-        self.sock = self._connect()
-
-    def _connect(self) -> socket.socket:
-        sock = socket.create_connection(self.address)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock
-
-    def get(self, target: str) -> bytes:
-        # The server closes a connection idle for its keep-alive timeout (5 s), as it is
-        # while the client's own request for a large graph runs: connect again first.
-        if select.select([self.sock], [], [], 0)[0] and not self.sock.recv(1, socket.MSG_PEEK):
-            self.sock.close()
-            self.sock = self._connect()
-        self.sock.sendall(f"GET {target} HTTP/1.1\r\nHost: {self.host}\r\n\r\n".encode())
-        data = b""
-        while b"\r\n\r\n" not in data:
-            data += self._recv()
-        head, body = data.split(b"\r\n\r\n", 1)
-        length = next(
-            int(line.split(b":", 1)[1])
-            for line in head.split(b"\r\n")
-            if line.lower().startswith(b"content-length:")
-        )
-        while len(body) < length:
-            body += self._recv()
-        return body
-
-    def _recv(self) -> bytes:
-        chunk = self.sock.recv(1 << 20)
-        if not chunk:
-            raise ConnectionError("the server closed the connection")
-        return chunk
-
-    def close(self) -> None:
-        self.sock.close()
-
-
 def _ms(since: float) -> float:
     return (time.perf_counter() - since) * 1000
-
-
-def _target(path: str, params: dict[str, Any]) -> str:
-    return f"{path}?{urlencode(params)}"
 
 
 def _summary(values: list[float]) -> dict[str, float]:
@@ -162,7 +113,7 @@ async def _over_http(
                     if response.status_code != 200:
                         raise RuntimeError(f"{case} {node_id}: {response.status_code}")
                     began = time.perf_counter()
-                    raw.get(_target(path, params))
+                    raw.get(target(path, params))
                     server_ms = _ms(began)
                     if turn:
                         times = found[node_id]
