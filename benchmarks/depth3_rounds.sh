@@ -10,6 +10,8 @@
 #   COLUMN_LINEAGE=1 asks both systems for column lineage too (api.py's --column-lineage).
 #   CLIENT="httpx raw" measures each system with both HTTP clients in every round (api.py's
 #   --client; default: httpx, every set before the twenty-fourth), raw first in even rounds.
+#   OPERATIONS=1 adds OPERATION granularity from the dataset start nodes and operation start
+#   nodes (twenty-fourth set; Data.Rentgen's /v1/operations/lineage).
 #   DIRECTION=DOWNSTREAM or UPSTREAM asks for one direction (api.py's --direction; default
 #   BOTH, every set before the twenty-third).
 set -euo pipefail
@@ -41,6 +43,12 @@ for round in $(seq "$ROUNDS"); do
           --out "$name-job.json"
         $PY -m benchmarks.api "${common[@]}" --start-kind RUN --granularities RUN OPERATION \
           --out "$name-run.json"
+        if [[ -n ${OPERATIONS:-} ]]; then
+          $PY -m benchmarks.api "${common[@]}" --granularities OPERATION \
+            --out "$name-dataset-operation.json"
+          $PY -m benchmarks.api "${common[@]}" --start-kind OPERATION --granularities OPERATION \
+            --out "$name-operation.json"
+        fi
       done
     done
   done
