@@ -10,6 +10,7 @@
 #   COLUMN_LINEAGE=1 asks both systems for column lineage too (api.py's --column-lineage).
 #   CLIENT="httpx raw" measures each system with both HTTP clients in every round (api.py's
 #   --client; default: httpx, every set before the twenty-fourth), raw first in even rounds.
+#   DEPTHS="1 3" asks for each of those depths (api.py's --depths; default 3).
 #   OPERATIONS=1 adds OPERATION granularity from the dataset start nodes and operation start
 #   nodes (twenty-fourth set; Data.Rentgen's /v1/operations/lineage).
 #   DIRECTION=DOWNSTREAM or UPSTREAM asks for one direction (api.py's --direction; default
@@ -21,6 +22,7 @@ ROUNDS="${1:-3}"
 RESULT="${2:-benchmarks/results/api-40k-depth3-rounds.json}"
 read -ra MODES <<<"${CLIENT_GC:-frozen}"
 read -ra CLIENTS <<<"${CLIENT:-httpx}"
+read -ra DEPTH_LIST <<<"${DEPTHS:-3}"
 columns=()
 if [[ -n ${COLUMN_LINEAGE:-} ]]; then columns=(--column-lineage); fi
 OUT="$(mktemp -d)"
@@ -35,7 +37,7 @@ for round in $(seq "$ROUNDS"); do
       fi
       for client in "${clients[@]}"; do
         common=(--system "$system" --database "$database" --starts-from bench_tl_40k
-          --events-in-database 40029 --samples 30 --depths 3 --client-gc "$mode"
+          --events-in-database 40029 --samples 30 --depths "${DEPTH_LIST[@]}" --client-gc "$mode"
           --client "$client" "${extra[@]}" --direction "${DIRECTION:-BOTH}" "${columns[@]}")
         name="$OUT/$round-$system-$mode-$client"
         $PY -m benchmarks.api "${common[@]}" --out "$name-dataset.json"
@@ -54,5 +56,5 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 $PY -m benchmarks.rounds "$OUT" "$RESULT" \
-  "depth 3, 40k events, 30 start nodes, direction ${DIRECTION:-BOTH}; per round Threadline then Data.Rentgen"
+  "depth ${DEPTHS:-3}, 40k events, 30 start nodes, direction ${DIRECTION:-BOTH}; per round Threadline then Data.Rentgen"
 rm -r "$OUT"
