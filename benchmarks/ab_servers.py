@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import orjson
 
 from benchmarks import api, env
 
@@ -114,10 +113,7 @@ def main() -> None:
         "passes": args.passes,
         "cases": results,
     }
-    text = orjson.dumps(document, option=orjson.OPT_INDENT_2)
-    sys.stdout.write(text.decode() + "\n")
-    if args.out:
-        args.out.write_bytes(text)
+    env.emit(document, args.out)
 
 
 if __name__ == "__main__":

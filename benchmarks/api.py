@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import orjson
 
 from benchmarks import env
 from benchmarks.generate import T0
@@ -534,10 +533,7 @@ def main() -> None:
     if args.client == "raw" and args.concurrency != 1:
         parser.error("--client raw sends one request at a time: --concurrency 1 only")
     result = asyncio.run(run(args))
-    text = orjson.dumps(result, option=orjson.OPT_INDENT_2)
-    sys.stdout.write(text.decode() + "\n")
-    if args.out:
-        args.out.write_bytes(text)
+    env.emit(result, args.out)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import orjson
 
 from benchmarks import api, env
 from benchmarks.raw_http import RawClient, target
@@ -129,10 +128,7 @@ def main() -> None:
     parser.add_argument("cases", nargs="+", help="START_KIND:GRANULARITY")
     args = parser.parse_args()
     results = asyncio.run(run(args))
-    text = orjson.dumps({"passes": args.passes, "cases": results}, option=orjson.OPT_INDENT_2)
-    sys.stdout.write(text.decode() + "\n")
-    if args.out:
-        args.out.write_bytes(text)
+    env.emit({"passes": args.passes, "cases": results}, args.out)
 
 
 if __name__ == "__main__":

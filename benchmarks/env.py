@@ -10,6 +10,7 @@ so that other people's tests and fault-injection restarts never touch the measur
 
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import orjson
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,3 +165,11 @@ def _cpu_by_pid() -> dict[int, tuple[int, str]]:
         fields = text[text.rindex(")") + 2 :].split()
         out[int(stat.parent.name)] = (int(fields[11]) + int(fields[12]), name)
     return out
+
+
+def emit(result: Any, out: Path | None) -> None:
+    """A harness's result: indented JSON on standard output and, with `out`, in that file."""
+    text = orjson.dumps(result, option=orjson.OPT_INDENT_2)
+    sys.stdout.write(text.decode() + "\n")
+    if out:
+        out.write_bytes(text)

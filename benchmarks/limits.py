@@ -16,7 +16,6 @@
 import argparse
 import asyncio
 import os
-import sys
 import time
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -213,10 +212,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     result = asyncio.run(run(args.events_file, args.rows_from))
-    text = orjson.dumps(result, option=orjson.OPT_INDENT_2)
-    sys.stdout.write(text.decode() + "\n")
-    if args.out:
-        args.out.write_bytes(text)
+    env.emit(result, args.out)
 
 
 if __name__ == "__main__":
