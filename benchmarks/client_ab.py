@@ -15,43 +15,27 @@ body with `json.loads`; the harness's objects are frozen before timing (`api.py`
 import argparse
 import asyncio
 import gc
-import json
 import statistics
 import sys
 import time
+from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from benchmarks import api, env
-from benchmarks.raw_http import RawClient, target
 
 DATABASES = {"threadline": "bench_tl_40k", "data-rentgen": "bench_dr_40k"}
 CLIENTS = ("httpx", "raw")
 
 
-class _Clients:
-    """Both clients on one server: `time` sends a GET through one, parses the body, and
-    returns the milliseconds it took."""
-
-    def __init__(self, server: api.Server, client: httpx.AsyncClient) -> None:
-        self.raw = RawClient(server.base_url, server.headers)
-        self.httpx = client
-
-    async def time(self, name: str, path: str, params: dict[str, Any]) -> float:
-        began = time.perf_counter()
-        if name == "httpx":
-            response = await self.httpx.get(path, params=params)
-            status = response.status_code
-            response.json()
-        else:
-            status, body = self.raw.request(target(path, params))
-            json.loads(body)
-        if status != 200:
-            raise RuntimeError(f"{path} {params}: {status}")
-        return (time.perf_counter() - began) * 1000
+async def _timed(get: api.Get, path: str, params: dict[str, Any]) -> float:
+    """Milliseconds for one GET through `get` (the body parsed); a non-200 is an error."""
+    began = time.perf_counter()
+    status, _ = await get(path, params)
+    if status != 200:
+        raise RuntimeError(f"{path} {params}: {status}")
+    return (time.perf_counter() - began) * 1000
 
 
 def _summary(latencies: dict[str, list[float]]) -> dict[str, Any]:
@@ -76,24 +60,21 @@ async def _case(
     ids = await api.ids_for(system, DATABASES[system], keys, kind)
     requests = [api.lineage_request(system, i, (depth, granularity, api.SINCE), kind) for i in ids]
     latencies: dict[str, list[float]] = {name: [] for name in CLIENTS}
-    async with httpx.AsyncClient(
-        base_url=server.base_url, headers=server.headers, timeout=300
-    ) as client:
-        clients = _Clients(server, client)
-        try:
-            for path, params in requests[:3]:  # warm-up
-                for name in CLIENTS:
-                    await clients.time(name, path, params)
-            gc.collect()
-            gc.freeze()
-            for done in range(passes):
-                order = CLIENTS if done % 2 else CLIENTS[::-1]
-                for path, params in requests:
-                    for name in order:
-                        latencies[name].append(await clients.time(name, path, params))
-            gc.unfreeze()
-        finally:
-            clients.raw.close()
+    async with AsyncExitStack() as stack:
+        gets = {
+            name: await stack.enter_async_context(api.http_client(server, name)) for name in CLIENTS
+        }
+        for path, params in requests[:3]:  # warm-up
+            for get in gets.values():
+                await _timed(get, path, params)
+        gc.collect()
+        gc.freeze()
+        for done in range(passes):
+            order = CLIENTS if done % 2 else CLIENTS[::-1]
+            for path, params in requests:
+                for name in order:
+                    latencies[name].append(await _timed(gets[name], path, params))
+        gc.unfreeze()
     return {"system": system, "case": case, "depth": depth, **_summary(latencies)}
 
 

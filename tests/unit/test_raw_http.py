@@ -36,7 +36,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def log_message(self, format: str, *args: object) -> None:
-        pass
+        """No per-request line on stderr: the test's output is its assertions."""
 
 
 @pytest.fixture
