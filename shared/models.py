@@ -297,7 +297,8 @@ class ColumnLineage(Base):
     source_column: Mapped[str] = mapped_column(primary_key=True)
     target_dataset_id: Mapped[int] = mapped_column(primary_key=True)
     target_column: Mapped[str] = mapped_column(primary_key=True)
-    run_id: Mapped[uuid.UUID] = mapped_column(index=True)
+    # Not indexed: no statement reads column lineage by run (migration 0010).
+    run_id: Mapped[uuid.UUID]
     job_id: Mapped[int]
     types: Mapped[int] = mapped_column(Integer, server_default="0")
     last_event_time: Mapped[datetime]
