@@ -1,14 +1,17 @@
 """Where a lineage request's time goes, and the part of it no server code can take off.
 
     .venv/bin/python -m benchmarks.lineage_floor [--database bench_tl_40k] [--depth 3] \\
-        [--case DATASET:RUN ...] [--passes 3] [--out benchmarks/results/lineage-floor.json]
+        [--case DATASET:RUN ...] [--passes 3] [--max-nodes N] \\
+        [--out benchmarks/results/lineage-floor.json]
 
 Per case (start node kind : granularity) over the API harness's start nodes (`api.start_nodes`,
-seed 7), direction BOTH, all history (the harness's `since`), no node cap, each request
-measured three ways:
+seed 7), direction BOTH, all history (the harness's `since`), no node cap unless
+`--max-nodes` sets one (the server's and the statements' alike), each request measured three
+ways:
 
-- `client_ms`: what `api.py` records, the harness's httpx GET plus `response.json()`;
-  `json_ms` is the `response.json()` part;
+- `client_ms`: what `api.py` records, the harness's httpx GET plus `response.json()`, its
+  objects frozen after the warm pass as `api.py` freezes them; `json_ms` is the
+  `response.json()` part;
 - `server_ms`: the same request over a raw keep-alive socket (the server and the loopback,
   no client library), alternated with the client's request;
 - `postgres_ms`: PostgreSQL's execution time for the statements the service ran for that
@@ -27,6 +30,7 @@ request's fixed part.
 
 import argparse
 import asyncio
+import gc
 import os
 import statistics
 import sys
@@ -101,6 +105,9 @@ async def _over_http(
     try:
         async with httpx.AsyncClient(base_url=base_url, timeout=300) as client:
             for turn in range(passes + 1):
+                if turn == 1:  # after the warm pass, as api.py: the harness's objects frozen
+                    gc.collect()
+                    gc.freeze()
                 for node_id in ids:
                     path, params = api.lineage_request(
                         "threadline", node_id, (depth, case.granularity, api.SINCE), case.kind
@@ -189,7 +196,7 @@ def _node_id(case: Case, node_id: int | str) -> NodeId:
 
 
 async def _postgres(
-    database: str, ids: list[int | str], case: Case, depth: int
+    database: str, ids: list[int | str], case: Case, depth: int, max_nodes: int
 ) -> dict[int | str, tuple[float, int]]:
     """Per start node: PostgreSQL's execution milliseconds for the graph's statements, and
     how many statements it took."""
@@ -206,7 +213,7 @@ async def _postgres(
                 granularity=Granularity(case.granularity),
                 window=TimeWindow(),
                 include_column_lineage=False,
-                max_nodes=1_000_000,
+                max_nodes=max_nodes,
             )
             async with engine.connect() as conn:
                 raw = (await conn.get_raw_connection()).driver_connection
@@ -236,7 +243,7 @@ async def measure_case(
     base_url: str, database: str, ids: list[int | str], case: Case, args: argparse.Namespace
 ) -> dict[str, Any]:
     http = await _over_http(base_url, ids, case, args.depth, args.passes)
-    postgres = await _postgres(database, ids, case, args.depth)
+    postgres = await _postgres(database, ids, case, args.depth, args.max_nodes)
     floors = [
         postgres[i][0] + statistics.median(t["client"]) - statistics.median(t["server"])
         for i, t in http.items()
@@ -264,7 +271,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     run_dir.mkdir(parents=True, exist_ok=True)
     cases = [Case.parse(c) for c in args.case]
     server = await api.wait_ready(
-        api.launch("threadline", args.database, run_dir, 1_000_000), "threadline"
+        api.launch("threadline", args.database, run_dir, args.max_nodes), "threadline"
     )
     results, load = [], os.getloadavg()
     try:
@@ -279,6 +286,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         server.proc.wait(timeout=30)
     return {
         "database": args.database,
+        "max_nodes": args.max_nodes,
         "load_avg_at_start": [round(x, 2) for x in load],
         "load_avg_at_end": [round(x, 2) for x in os.getloadavg()],
         "not_found": fixed,
@@ -296,6 +304,9 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--passes", type=int, default=3)
+    parser.add_argument(
+        "--max-nodes", type=int, default=1_000_000, help="node cap (default: none in effect)"
+    )
     parser.add_argument("--out", type=argparse.FileType("wb"))
     args = parser.parse_args()
     result = asyncio.run(run(args))
