@@ -30,7 +30,9 @@ if [[ ${1:-} == stop ]]; then
 fi
 
 scripts/install.sh
-eval "$(scripts/services.sh start)"
+# Assigned first: `eval "$(…)"` alone would hide a failed start (a port in use).
+service_env="$(scripts/services.sh start)"
+eval "$service_env"
 mkdir -p "$STATE"
 for t in "$TOPIC" "$DEAD_LETTER"; do
   scripts/kafka-topics.sh --create --if-not-exists --topic "$t" --partitions 8 \

@@ -25,7 +25,10 @@ if ! scripts/services.sh status >/dev/null 2>&1; then
   started=1
 fi
 trap '[[ $started == 1 ]] && scripts/services.sh stop >/dev/null 2>&1 || true' EXIT
-eval "$(scripts/services.sh start)"
+# Assigned first: `eval "$(…)"` alone would hide a failed start (a port in use) and run
+# every tier against no services.
+service_env="$(scripts/services.sh start)"
+eval "$service_env"
 
 log "pytest: unit, db, kafka and e2e tiers"
 # A tier whose services are missing fails (never skips); exit code 5 (no tests) fails too.
