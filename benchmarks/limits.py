@@ -99,11 +99,11 @@ def parse_limit(pairs: list[tuple[bytes, bytes]]) -> dict[str, float]:
 async def _fresh_target(database: str, source: asyncpg.Connection) -> asyncpg.Connection:
     await Threadline().prepare(database, env.SCRATCH)
     target = await env.connect(database)
-    months = await source.fetch(
-        "SELECT DISTINCT date_trunc('month', created_at)::date AS m FROM run"
-        " UNION SELECT DISTINCT date_trunc('month', created_at)::date FROM operation"
+    quarters = await source.fetch(
+        "SELECT DISTINCT date_trunc('quarter', created_at)::date AS m FROM run"
+        " UNION SELECT DISTINCT date_trunc('quarter', created_at)::date FROM operation"
     )
-    for row in months:
+    for row in quarters:
         await target.execute("SELECT threadline_ensure_partition($1)", row["m"])
     return target
 

@@ -3,9 +3,10 @@
 import re
 from typing import Any
 
-# Monthly and default partitions are created by `threadline_ensure_partition`,
-# not declared as models: autogenerate must not report them as extra tables.
-PARTITION_NAME = re.compile(r"_(y\d{4}m\d{2}|default)(_|$)")
+# Quarterly (monthly before migration 0011) and default partitions are created by
+# `threadline_ensure_partition`, not declared as models: autogenerate must not report
+# them as extra tables.
+PARTITION_NAME = re.compile(r"_(y\d{4}(m\d{2}|q\d)|default)(_|$)")
 
 
 def include_object(

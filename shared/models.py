@@ -2,7 +2,7 @@
 
 Dimension tables (location, address, dataset, symlink, job, user, schema) have
 bigint identity ids resolved by natural key. Time-series tables (run, operation,
-input, output, column_lineage) are range-partitioned by `created_at` (monthly,
+input, output, column_lineage) are range-partitioned by `created_at` (quarterly,
 plus a default partition) and keyed by (created_at, natural key): PostgreSQL
 only enforces uniqueness on partitioned tables when the key includes the
 partition column. They carry no foreign keys to each other: the consumer writes

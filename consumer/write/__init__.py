@@ -17,7 +17,7 @@ from consumer.records import Extracted, LocationKey
 from consumer.rekey import rekey
 from consumer.write import dimensions, timeseries
 from consumer.write.dimensions import IdCache
-from consumer.write.partitions import Partitions, months
+from consumer.write.partitions import Partitions, quarters
 
 log = logging.getLogger("threadline.consumer")
 
@@ -38,7 +38,7 @@ class Writer:
         async with self.engine.connect() as sa_conn:
             raw = await sa_conn.get_raw_connection()
             conn: asyncpg.Connection = raw.driver_connection  # type: ignore[assignment]
-            await self.partitions.ensure(conn, months(_times(batch)))
+            await self.partitions.ensure(conn, quarters(_times(batch)))
             try:
                 async with conn.transaction():
                     await self._write(conn, batch)

@@ -1,8 +1,8 @@
-"""Monthly partitions made on demand, before the batch transaction that needs them.
+"""Quarterly partitions made on demand, before the batch transaction that needs them.
 
-`threadline_ensure_partition` (migration 0001) takes locks on the partitioned
+`threadline_ensure_partition` (migration 0011) takes locks on the partitioned
 parents; running it inside the batch transaction could deadlock against other
-workers' inserts, so it runs in its own short transaction first. Months far
+workers' inserts, so it runs in its own short transaction first. Quarters far
 from now (hostile eventTimes such as year 1 or 9999) stay in the default
 partition instead of creating thousands of tables.
 """
@@ -16,21 +16,21 @@ WINDOW_BACK = timedelta(days=366 * 10)
 WINDOW_AHEAD = timedelta(days=366)
 
 
-def months(times: Iterable[datetime], now: datetime | None = None) -> set[date]:
-    """First days of the months of `times` that deserve a partition of their own."""
+def quarters(times: Iterable[datetime], now: datetime | None = None) -> set[date]:
+    """First days of the quarters of `times` that deserve a partition of their own."""
     now = now or datetime.now(UTC)
     lo, hi = now - WINDOW_BACK, now + WINDOW_AHEAD
-    return {date(t.year, t.month, 1) for t in times if lo <= t <= hi}
+    return {date(t.year, (t.month - 1) // 3 * 3 + 1, 1) for t in times if lo <= t <= hi}
 
 
 class Partitions:
-    """Remembers which months exist, so the common case costs no round trip."""
+    """Remembers which quarters exist, so the common case costs no round trip."""
 
     def __init__(self) -> None:
         self.known: set[date] = set()
 
     async def ensure(self, conn: asyncpg.Connection, needed: set[date]) -> None:
-        for month in sorted(needed - self.known):
+        for quarter in sorted(needed - self.known):
             async with conn.transaction():
-                await conn.execute("SELECT threadline_ensure_partition($1)", month)
-            self.known.add(month)
+                await conn.execute("SELECT threadline_ensure_partition($1)", quarter)
+            self.known.add(quarter)

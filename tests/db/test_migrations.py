@@ -1,5 +1,6 @@
 """Migrations: round trip on a fresh database, and the models agree with them."""
 
+import asyncio
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -53,7 +54,8 @@ async def test_models_match_migrations(scratch_url: str) -> None:
 
 
 async def test_partition_appears_for_rows_already_in_default(scratch_url: str) -> None:
-    """A month first written to the default partition is moved out when its partition appears."""
+    """A quarter first written to the default partition is moved out when its partition
+    appears."""
     engine = create_async_engine(scratch_url)
     when = datetime(2031, 5, 17, tzinfo=UTC)
     async with engine.begin() as conn:
@@ -71,7 +73,7 @@ async def test_partition_appears_for_rows_already_in_default(scratch_url: str) -
         counts = (
             await conn.execute(
                 text(
-                    "SELECT (SELECT count(*) FROM run_default), (SELECT count(*) FROM run_y2031m05)"
+                    "SELECT (SELECT count(*) FROM run_default), (SELECT count(*) FROM run_y2031q2)"
                 )
             )
         ).one()
@@ -81,3 +83,73 @@ async def test_partition_appears_for_rows_already_in_default(scratch_url: str) -
         )
         assert again.scalar_one() == 0
     await engine.dispose()
+
+
+_PARTITIONS = """
+SELECT c.relname FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid
+WHERE i.inhparent = 'input'::regclass ORDER BY c.relname
+"""
+_ROWS = "SELECT tableoid::regclass::text, created_at, num_rows FROM input ORDER BY created_at"
+# An input row on the 15th of every month of 2030, one at the year's last microsecond, one
+# far away (the default partition's).
+_TIMES = [datetime(2030, m, 15, 12, tzinfo=UTC) for m in range(1, 13)] + [
+    datetime(2030, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+    datetime(1990, 1, 1, tzinfo=UTC),
+]
+
+
+def _sql(url: str, statements: list[tuple[str, dict[str, Any]]]) -> list[list[tuple[Any, ...]]]:
+    """Runs the statements in one transaction (the tests' own loop: Alembic runs its own)."""
+
+    async def run() -> list[list[tuple[Any, ...]]]:
+        engine = create_async_engine(url)
+        found = []
+        async with engine.begin() as conn:
+            for sql, params in statements:
+                result = await conn.execute(text(sql), params)
+                found.append([tuple(row) for row in result] if result.returns_rows else [])
+        await engine.dispose()
+        return found
+
+    return asyncio.run(run())
+
+
+def test_monthly_partitions_become_quarterly_and_back(scratch_url: str) -> None:
+    """0011 rewrites every monthly partition into its quarter's and its downgrade the
+    reverse, rows and their values kept; rows of a period that waited in the default
+    partition move into its new partition."""
+    config = alembic_config(scratch_url)
+    command.downgrade(config, "0010")
+    insert = (
+        "INSERT INTO input (created_at, operation_id, dataset_id, run_id, job_id, num_rows,"
+        " last_event_time) VALUES (:t, :o, 1, :r, 1, :n, :t)"
+    )
+    # The first half year gets monthly partitions; the rest waits in the default one.
+    [*_, before] = _sql(
+        scratch_url,
+        [("SELECT threadline_ensure_partition(:d)", {"d": t.date()}) for t in _TIMES[:6]]
+        + [
+            (insert, {"t": t, "o": uuid.uuid4(), "r": uuid.uuid4(), "n": n})
+            for n, t in enumerate(_TIMES)
+        ]
+        + [(_ROWS, {})],
+    )
+    assert [t for t, _, _ in before][:7] == ["input_default"] + [
+        f"input_y2030m0{m}" for m in range(1, 7)
+    ]
+
+    command.upgrade(config, "0011")
+    quarterly, names = _sql(scratch_url, [(_ROWS, {}), (_PARTITIONS, {})])
+    assert [(at, n) for _, at, n in quarterly] == [(at, n) for _, at, n in before]
+    assert [t for t, _, _ in quarterly][:7] == ["input_default"] + ["input_y2030q1"] * 3 + [
+        "input_y2030q2"
+    ] * 3
+    assert {t for t, at, _ in quarterly if at.year == 2030 and at.month > 6} == {"input_default"}
+    assert not [n for (n,) in names if "m" in n.removeprefix("input_y")]
+
+    command.downgrade(config, "0010")
+    [monthly] = _sql(scratch_url, [(_ROWS, {})])
+    assert monthly == before
+
+    command.upgrade(config, "head")
+    _sql(scratch_url, [("DELETE FROM input", {})])
