@@ -11,7 +11,9 @@ start node is asked of both servers, the order swapped each pass, so both see th
 minutes of the machine; `api.py --server-from` runs them one after the other instead, and
 this VM's speed drifts by 20-30% within minutes. `--baseline` is another checkout (its
 `server/` first on the path, this tree's environment and native module: see the README's
-"How to rerun" for a checkout whose native module differs).
+"How to rerun" for a checkout whose native module differs). `--baseline-database` has the
+baseline server read another database instead, a copy of `--database` with another schema
+(the same ids: the start nodes are looked up in `--database`); either or both may be given.
 """
 
 import argparse
@@ -68,7 +70,9 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     run_dir = env.RUNS_DIR / f"ab-servers-{int(time.time())}"
     run_dir.mkdir(parents=True, exist_ok=True)
     servers = {
-        "baseline": api.launch("threadline", args.database, run_dir, None, args.baseline),
+        "baseline": api.launch(
+            "threadline", args.baseline_database or args.database, run_dir, None, args.baseline
+        ),
         "this": api.launch("threadline", args.database, run_dir, None),
     }
     try:
@@ -99,17 +103,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--baseline", type=Path, required=True, help="the other checkout")
+    parser.add_argument("--baseline", type=Path, help="the other checkout (default: this one)")
     parser.add_argument("--database", default="bench_tl_40k")
+    parser.add_argument("--baseline-database", help="the baseline's database (default: --database)")
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--out", type=Path)
     parser.add_argument("cases", nargs="+", help="START_KIND:GRANULARITY:DIRECTION")
     args = parser.parse_args()
+    if args.baseline is None and args.baseline_database is None:
+        parser.error("give --baseline, --baseline-database or both")
     results = asyncio.run(run(args))
     document = {
         "database": args.database,
-        "baseline": str(args.baseline),
+        "baseline": str(args.baseline or "this checkout"),
+        "baseline_database": args.baseline_database or args.database,
         "passes": args.passes,
         "cases": results,
     }
