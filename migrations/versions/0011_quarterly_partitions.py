@@ -10,9 +10,12 @@ partition of the tables it reads, ~30-40 us per partition per level statement on
 server's generic plans, and a level from runs descends every partition's run index once
 per run (PostgreSQL 15 starts each array element from the root). That cost grew with
 every month of history. Quarters make it a third. Measured on the 1M-event benchmark
-database (benchmarks/README.md, twenty-fifth and twenty-sixth sets): the statements' fixed
-cost ~30% less, the level from ~1,300 runs 32 -> 24 ms. What it costs: retention by
-dropping partitions is per quarter.
+database, 16 partitions per table before and 6 after (benchmarks/README.md, twenty-sixth
+set): PostgreSQL's part of the capped depth-5 RUN graphs 21-28% less at p50, the depth-5
+graphs' p95 through HTTP 3-28% less. What it costs: retention by dropping partitions is
+per quarter, and the rewritten partitions' freshly built indexes make the first updates
+of their rows slower until their pages have split (replaying 20k events already stored:
+-16% right after the migration).
 
 The upgrade rewrites every existing monthly partition into its quarter's (rows copied,
 the month partitions dropped, rows of the quarter waiting in the default partition moved
