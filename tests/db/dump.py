@@ -66,7 +66,7 @@ async def dump(engine: AsyncEngine) -> Dump:
     """Every model table, rows as tuples, sorted (NULLs and mixed types compare as text)."""
     result: Dump = {}
     async with engine.begin() as conn:
-        # The id subqueries over ~100 partitions cost enough for the planner to JIT-compile
+        # The id subqueries over dozens of partitions cost enough for the planner to JIT-compile
         # them: ~300 ms per table, for a few rows.
         await conn.execute(text("SET LOCAL jit = off"))
         for table in Base.metadata.sorted_tables:
@@ -81,7 +81,7 @@ def _hashable(row: Any) -> tuple[Any, ...]:
 
 
 async def empty(engine: AsyncEngine) -> None:
-    """Delete every row; much faster than TRUNCATE of ~100 partitions for small tables."""
+    """Delete every row; much faster than TRUNCATE of dozens of partitions for small tables."""
     async with engine.begin() as conn:
         for table in reversed(Base.metadata.sorted_tables):
             await conn.execute(text(f"DELETE FROM {table.name}"))  # noqa: S608 - model names
