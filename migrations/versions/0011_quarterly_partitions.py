@@ -78,9 +78,10 @@ def ensure_partition_function(unit: Unit) -> str:
     """`threadline_ensure_partition(day)`: the partition of every time-series table for
     the period holding `day`, idempotent and safe under concurrent workers (advisory
     lock); rows of the period already in the default partition move into it, so a
-    partition may appear at any time without failing ingest. With MONTH, migration
-    0001's function as it was. (Its parameter keeps 0001's name, which CREATE OR REPLACE
-    cannot change: any day of the period will do.)"""
+    partition may appear at any time without failing ingest. With MONTH, it does what
+    migration 0001's did (the downgrade restores it). 0001's text is left where it is, not
+    imported: an applied migration stays as it ran. (The parameter keeps 0001's name,
+    which CREATE OR REPLACE cannot change: any day of the period will do.)"""
     return f"""
 CREATE OR REPLACE FUNCTION threadline_ensure_partition(p_month date) RETURNS integer
 LANGUAGE plpgsql AS $fn$
