@@ -255,7 +255,8 @@ def merge_ios(a: IORecord, b: IORecord) -> IORecord:
 
 
 def merge_jobs(a: JobRecord, b: JobRecord) -> JobRecord:
-    """A known type beats UNKNOWN (then the greater); the parent is the greatest non-null."""
+    """A known type beats UNKNOWN (then the greater); the parent is the greatest non-null.
+    A join (no times): a job met again, as in event after event of a stream, changes nothing."""
     if a.type == b.type:
         type_ = a.type
     else:
@@ -266,13 +267,10 @@ def merge_jobs(a: JobRecord, b: JobRecord) -> JobRecord:
             if b.type == "UNKNOWN"
             else max(a.type, b.type)
         )
-    return JobRecord(
-        location=a.location,
-        name=a.name,
-        type=type_,
-        parent=greatest(a.parent, b.parent),
-        event_time=max(a.event_time, b.event_time),
-    )
+    parent = greatest(a.parent, b.parent)
+    if type_ == a.type and parent == a.parent:
+        return a  # the common case: the same job again
+    return JobRecord(location=a.location, name=a.name, type=type_, parent=parent)
 
 
 def merge_locations(a: LocationRecord, b: LocationRecord) -> LocationRecord:

@@ -71,7 +71,6 @@ class JobRecord:
     name: str
     type: str
     parent: JobKey | None
-    event_time: datetime
 
     @property
     def key(self) -> JobKey:

@@ -84,7 +84,7 @@ def _job_event(out: Extracted, event: Event) -> None:
     if not event.job_namespace or not event.job_name:
         return
     job_type = JOB_TYPES.get(integration(event), JobType.UNKNOWN)
-    job = add_job(out, event.job_namespace, event.job_name, job_type, None, event.event_time)
+    job = add_job(out, event.job_namespace, event.job_name, job_type, None)
     for direction, datasets in (
         (IODirection.INPUT, event.inputs),
         (IODirection.OUTPUT, event.outputs),

@@ -24,7 +24,7 @@ def extract_dbt(out: Extracted, event: Event) -> Placement:
     kind = (text(obj(event.job_facets, "jobType"), "jobType", limit=100) or INVOCATION).upper()
     invocation_id = text(obj(event.run_facets, "dbt_run"), "invocation_id")
     if kind != INVOCATION and (parent := parent_of(out, event)) is not None:
-        typed_job(out, parent.job, JobType.DBT_JOB, event.event_time)
+        typed_job(out, parent.job, JobType.DBT_JOB)
         out.runs.append(bare_run(event, parent.run_id, parent.job, external_id=invocation_id))
         return as_operation(out, event, parent, type=kind)
     job_type = JobType.DBT_JOB if kind == INVOCATION else JobType.DBT_MODEL

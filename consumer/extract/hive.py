@@ -65,7 +65,7 @@ def session_uuid(session_id: str) -> uuid.UUID:
 def _session_run(out: Extracted, event: Event, session: Json, run_id: uuid.UUID) -> Parent:
     name = session_job_name(event, session)
     namespace = event.job_namespace or ""
-    job = add_job(out, namespace, name, JobType.HIVE_SESSION, None, event.event_time)
+    job = add_job(out, namespace, name, JobType.HIVE_SESSION, None)
     caller = parent_of(out, event)
     started = _time(text(session, "creationTime", limit=100))
     user = (text(session, "username", limit=200) or "").strip()

@@ -64,20 +64,18 @@ def status_of(event: Event) -> int:
 
 
 def add_job(
-    out: Extracted, namespace: str, name: str, job_type: str, parent: JobKey | None, at: datetime
+    out: Extracted, namespace: str, name: str, job_type: str, parent: JobKey | None
 ) -> JobKey:
     location = job_location(namespace)
     out.locations.append(location)
     key = (location.type, location.name, key_part(name, "job name"))
-    return typed_job(out, key, job_type, at, parent)
+    return typed_job(out, key, job_type, parent)
 
 
-def typed_job(
-    out: Extracted, key: JobKey, job_type: str, at: datetime, parent: JobKey | None = None
-) -> JobKey:
+def typed_job(out: Extracted, key: JobKey, job_type: str, parent: JobKey | None = None) -> JobKey:
     """Record (again) a job already keyed, e.g. a parent job once its type is known."""
     parent = None if parent == key else parent  # a job is never its own parent
-    out.jobs.append(JobRecord((key[0], key[1]), key[2], job_type, parent, at))
+    out.jobs.append(JobRecord((key[0], key[1]), key[2], job_type, parent))
     return key
 
 
@@ -94,7 +92,7 @@ def _referenced_run(out: Extracted, event: Event, facet: Json) -> Parent | None:
     namespace, name = text(obj(facet, "job"), "namespace"), text(obj(facet, "job"), "name")
     if run_id is None or run_id == event.run_id or not (namespace and name):
         return None
-    job = add_job(out, namespace, name, JobType.UNKNOWN, None, event.event_time)
+    job = add_job(out, namespace, name, JobType.UNKNOWN, None)
     out.runs.append(bare_run(event, run_id, job))
     return Parent(run_id, job)
 
@@ -181,7 +179,7 @@ def generic(
     """
     run_id, namespace, name = _envelope(event)
     parent = parent_of(out, event)
-    job = add_job(out, namespace, name, job_type, parent.job if parent else None, event.event_time)
+    job = add_job(out, namespace, name, job_type, parent.job if parent else None)
     out.runs.append(base_run(event, run_id, job, parent.run_id if parent else None, **run_fields))
     record = base_operation(event, run_id, run_id, **(operation or {}))
     if operation_row:

@@ -60,7 +60,7 @@ def application_fields(event: Event) -> dict[str, Any]:
 
 def _operation(out: Extracted, event: Event, parent: Parent, job_type: str) -> Placement:
     """A job-level event: an operation of the application run named by its parent facet."""
-    typed_job(out, parent.job, JobType.SPARK_APPLICATION, event.event_time)
+    typed_job(out, parent.job, JobType.SPARK_APPLICATION)
     out.runs.append(bare_run(event, parent.run_id, parent.job, **application_fields(event)))
     details = obj(event.run_facets, "spark_jobDetails")
     return as_operation(

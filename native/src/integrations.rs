@@ -112,7 +112,7 @@ fn spark_operation(
     parent: &Parent,
     job_type: String,
 ) -> R<Placement> {
-    typed_job(x, py, &parent.job, "SPARK_APPLICATION", &ev.time, None)?;
+    typed_job(x, py, &parent.job, "SPARK_APPLICATION", None)?;
     let record = bare_run(x, py, ev, parent.id, &parent.job, application_fields(ev)?)?;
     x.out.runs.push(record);
     let details = obj(ev.env.run_facets, &["spark_jobDetails"]);

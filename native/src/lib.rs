@@ -137,6 +137,13 @@ pub struct Extractor {
     uuids: HashMap<u128, PyObject>,
     millis: HashMap<u64, PyObject>,
     job_locations: HashMap<String, Rc<Location>>,
+    /// (namespace, name) -> the job's location record and key: a stream names the same
+    /// jobs in event after event.
+    jobs: HashMap<(String, String), (PyObject, Rc<Key>)>,
+    /// (key, job type, parent key) addresses -> the keys (held, so that their addresses stay
+    /// theirs) and the JobRecord: records are immutable and hold no time, so one object
+    /// serves every event that names the job alike (and merge passes it over when met again).
+    job_records: HashMap<(usize, usize, usize), JobHit>,
     datasets: HashMap<(String, String, Option<String>), Rc<DatasetHit>>,
     schemas: HashMap<Vec<u8>, (PyObject, PyObject)>,
     schema_bytes: usize,
@@ -146,6 +153,7 @@ pub struct Extractor {
 }
 
 type SymlinkPair = (Rc<Key>, Rc<Key>, [PyObject; 2]);
+type JobHit = (Rc<Key>, Option<Rc<Key>>, PyObject);
 
 fn item(config: &Bound<'_, PyDict>, key: &str) -> PyResult<PyObject> {
     Ok(config
@@ -208,6 +216,8 @@ impl Extractor {
             uuids: HashMap::new(),
             millis: HashMap::new(),
             job_locations: HashMap::new(),
+            jobs: HashMap::new(),
+            job_records: HashMap::new(),
             datasets: HashMap::new(),
             schemas: HashMap::new(),
             schema_bytes: 0,
@@ -383,25 +393,67 @@ impl Extractor {
         Ok(location)
     }
 
-    /// A job's key from its location and name (`add_job` of runs.py).
-    pub fn job_key(&self, py: Python<'_>, location: &Location, name: &str) -> R<Rc<Key>> {
-        let name_py = PyString::new(py, name);
+    /// A job's location record and key from its namespace and name (`add_job` of runs.py),
+    /// memoised. An invalid name (`key_part`) declines, and is not memoised.
+    pub fn job(&mut self, py: Python<'_>, namespace: &str, name: &str) -> R<(PyObject, Rc<Key>)> {
+        let memo_key = (namespace.to_string(), name.to_string());
+        if let Some((record, key)) = self.jobs.get(&memo_key) {
+            return Ok((record.clone_ref(py), key.clone()));
+        }
+        let location = self.job_location(py, namespace)?;
+        let name = facets::key_part(name)?;
         let parts = [
             location.key.bind(py).get_item(0)?,
             location.key.bind(py).get_item(1)?,
-            name_py.into_any(),
+            PyString::new(py, name).into_any(),
         ];
-        Ok(Rc::new(Key {
+        let key = Rc::new(Key {
             tuple: PyTuple::new(py, parts)?.into_any().unbind(),
             location: location.key.clone_ref(py),
             type_: location.type_.clone(),
             location_name: location.name.clone(),
             name: name.to_string(),
-        }))
+        });
+        if self.jobs.len() >= MEMO_ENTRIES {
+            self.jobs.clear();
+        }
+        let record = location.record.clone_ref(py);
+        self.jobs
+            .insert(memo_key, (record.clone_ref(py), key.clone()));
+        Ok((record, key))
     }
 
-    pub fn location_record(&self, py: Python<'_>, location: &Location) -> PyObject {
-        location.record.clone_ref(py)
+    /// `JobRecord(location, name, type, parent)` of the job `key`, memoised by the keys'
+    /// and the type's addresses (the type is one of `job_types`' members).
+    pub fn job_record(
+        &mut self,
+        py: Python<'_>,
+        key: &Rc<Key>,
+        job_type: &str,
+        parent: Option<&Rc<Key>>,
+    ) -> R<PyObject> {
+        let kind = self.job_type(py, job_type)?;
+        let memo_key = (
+            Rc::as_ptr(key) as usize,
+            kind.as_ptr() as usize,
+            parent.map_or(0, |p| Rc::as_ptr(p) as usize),
+        );
+        if let Some((_, _, record)) = self.job_records.get(&memo_key) {
+            return Ok(record.clone_ref(py));
+        }
+        let args = vec![
+            key.location.clone_ref(py),
+            key.tuple.bind(py).get_item(2)?.unbind(),
+            kind,
+            parent.map_or_else(|| py.None(), |p| p.tuple.clone_ref(py)),
+        ];
+        let record = self.types.job.make(py, args)?;
+        if self.job_records.len() >= MEMO_ENTRIES {
+            self.job_records.clear();
+        }
+        let held = (key.clone(), parent.cloned(), record.clone_ref(py));
+        self.job_records.insert(memo_key, held);
+        Ok(record)
     }
 
     /// `_dataset(namespace, name, format)` of datasets.py: (location, record, key),

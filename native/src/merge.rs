@@ -37,13 +37,14 @@ type Combine = fn(&Merger, Python<'_>, &Bound<'_, PyAny>, &Bound<'_, PyAny>) -> 
 // (`config["keys"]`) make the same keys here. `kept`: a record that is already part of a
 // merged one changes nothing, the merged record kept as it is (`combine(c, a)` is `c` when
 // `c` came from `a`: locations keep the union of addresses, datasets the greatest format,
-// symlinks the greatest type, schemas the first); the other rules build a new record (times
-// kept per field) even from the same.
+// symlinks the greatest type, jobs the known (then greater) type and the greatest parent,
+// schemas the first); the other rules build a new record (times kept per field) even from
+// the same.
 pub(crate) const RULES: [(&str, Combine, bool); 10] = [
     ("locations", Merger::locations, true),
     ("datasets", Merger::greater_format, true),
     ("symlinks", Merger::greater_type, true),
-    ("jobs", Merger::jobs, false),
+    ("jobs", Merger::jobs, true),
     ("schemas", Merger::keep_first, true),
     ("runs", Merger::runs, false),
     ("operations", Merger::operations, false),
@@ -420,13 +421,11 @@ impl Merger {
         } else {
             max(type_a, type_b)?
         };
-        let values = vec![
-            at!(a, "location")?,
-            at!(a, "name")?,
-            kind,
-            pair!(greatest, a, b, "parent")?,
-            pair!(max, a, b, "event_time")?,
-        ];
+        let parent = pair!(greatest, a, b, "parent")?;
+        if same(&kind, &at!(a, "type")?)? && same(&parent, &at!(a, "parent")?)? {
+            return Ok(a.clone().unbind()); // the common case: the same job again
+        }
+        let values = vec![at!(a, "location")?, at!(a, "name")?, kind, parent];
         make(&self.job, py, values)
     }
 

@@ -81,13 +81,11 @@ pub fn add_job(
     namespace: &str,
     name: &str,
     job_type: &str,
-    parent: Option<&Key>,
-    time: &PyObject,
+    parent: Option<&Rc<Key>>,
 ) -> R<Rc<Key>> {
-    let location = x.job_location(py, namespace)?;
-    x.out.locations.push(x.location_record(py, &location));
-    let key = x.job_key(py, &location, crate::facets::key_part(name)?)?;
-    typed_job(x, py, &key, job_type, time, parent)?;
+    let (location, key) = x.job(py, namespace, name)?;
+    x.out.locations.push(location);
+    typed_job(x, py, &key, job_type, parent)?;
     Ok(key)
 }
 
@@ -95,23 +93,13 @@ pub fn add_job(
 pub fn typed_job(
     x: &mut Extractor,
     py: Python<'_>,
-    key: &Key,
+    key: &Rc<Key>,
     job_type: &str,
-    time: &PyObject,
-    parent: Option<&Key>,
+    parent: Option<&Rc<Key>>,
 ) -> R<()> {
-    let parent = parent
-        .filter(|p| *p != key)
-        .map_or_else(|| py.None(), |p| p.tuple.clone_ref(py));
-    let name = key.tuple.bind(py).get_item(2)?.unbind();
-    let args = vec![
-        key.location.clone_ref(py),
-        name,
-        x.job_type(py, job_type)?,
-        parent,
-        time.clone_ref(py),
-    ];
-    x.out.jobs.push(x.types.job.make(py, args)?);
+    let parent = parent.filter(|p| ***p != **key);
+    let record = x.job_record(py, key, job_type, parent)?;
+    x.out.jobs.push(record);
     Ok(())
 }
 
@@ -138,7 +126,7 @@ fn referenced_run(
     if id == ev.env.run_id {
         return Ok(None);
     }
-    let job = add_job(x, py, &namespace, &name, "UNKNOWN", None, &ev.time)?;
+    let job = add_job(x, py, &namespace, &name, "UNKNOWN", None)?;
     let run = x.uuid(py, id)?;
     let record = bare_run(x, py, ev, id, &job, RunFields::default())?;
     x.out.runs.push(record);
@@ -312,8 +300,8 @@ pub fn generic(
 ) -> R<Placement> {
     let parent = parent_of(x, py, ev)?;
     let (namespace, name) = (ev.env.job_namespace, ev.env.job_name);
-    let parent_job = parent.as_ref().map(|p| p.job.as_ref());
-    let job = add_job(x, py, namespace, name, job_type, parent_job, &ev.time)?;
+    let parent_job = parent.as_ref().map(|p| &p.job);
+    let job = add_job(x, py, namespace, name, job_type, parent_job)?;
     let run = base_run(x, py, ev, &job, parent.as_ref(), fields)?;
     x.out.runs.push(run);
     let (record, created_at, sql) = base_operation(x, py, ev, &ev.run, operation)?;

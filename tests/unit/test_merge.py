@@ -174,13 +174,22 @@ def test_an_input_keeps_the_latest_schema() -> None:
 
 def test_a_known_job_type_beats_unknown_and_the_parent_is_kept() -> None:
     parent = ("namespace", "airflow", "dag")
-    unknown = JobRecord(("namespace", "airflow"), "dag.task", "UNKNOWN", None, at(2))
-    typed = JobRecord(("namespace", "airflow"), "dag.task", "AIRFLOW_TASK", parent, at(1))
+    unknown = JobRecord(("namespace", "airflow"), "dag.task", "UNKNOWN", None)
+    typed = JobRecord(("namespace", "airflow"), "dag.task", "AIRFLOW_TASK", parent)
     assert (merge_jobs(unknown, typed).type, merge_jobs(unknown, typed).parent) == (
         "AIRFLOW_TASK",
         parent,
     )
     assert merge_jobs(typed, unknown) == merge_jobs(unknown, typed)
+
+
+def test_a_job_met_again_is_kept_as_it_is() -> None:
+    """merge_jobs is a join: the same job from event after event makes no new record."""
+    parent = ("namespace", "airflow", "dag")
+    typed = JobRecord(("namespace", "airflow"), "dag.task", "AIRFLOW_TASK", parent)
+    again = JobRecord(("namespace", "airflow"), "dag.task", "UNKNOWN", None)
+    assert merge_jobs(typed, again) is typed
+    assert merge_jobs(typed, typed) is typed
 
 
 def test_every_user_seen_is_kept_even_when_the_run_names_another() -> None:
