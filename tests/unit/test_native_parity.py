@@ -318,6 +318,32 @@ def test_merge_of_nothing(native_merge: NativeMerge) -> None:
     assert native_merge([]) == merge([])
 
 
+def test_merge_of_natively_extracted_parts(
+    native: NativeExtract, native_merge: NativeMerge
+) -> None:
+    """The native extract hands out one job record object per (job, type, parent), which the
+    native merge passes over when it meets it again: still merge's result, batch by batch."""
+    payloads = _stream(2000, seed=9, run_ids="v7")
+    fast = [native(v, DEFAULT_MAX_EVENT_BYTES) for v in payloads]
+    slow = [python_path(v) for v in payloads]
+    assert all(isinstance(p, Extracted) for p in fast)
+    for start in range(0, len(payloads), 500):
+        batch = cast(list[Extracted], fast[start : start + 500])
+        assert native_merge(batch) == merge(cast(list[Extracted], slow[start : start + 500]))
+
+
+def test_a_job_named_alike_is_one_record(native: NativeExtract) -> None:
+    """An event read twice (or two naming the same job, type and parent) share its record."""
+    payload = _stream(20, seed=3, run_ids="v7")[0]
+    a = native(payload, DEFAULT_MAX_EVENT_BYTES)
+    b = native(payload, DEFAULT_MAX_EVENT_BYTES)
+    assert a is not None
+    assert b is not None
+    assert a.jobs
+    assert [id(j) for j in a.jobs] == [id(j) for j in b.jobs]
+    assert a.jobs == cast(Extracted, python_path(payload)).jobs
+
+
 async def test_pipeline_merges_in_python_when_the_native_merge_fails() -> None:
     def broken(parts: list[Extracted]) -> Extracted:
         raise RuntimeError("native merge panicked")
