@@ -97,7 +97,7 @@ pub fn typed_job(
     job_type: &str,
     parent: Option<&Rc<Key>>,
 ) -> R<()> {
-    let parent = parent.filter(|p| ***p != **key);
+    let parent = parent.filter(|p| Key::ne(p, key)); // by natural key, not address
     let record = x.job_record(py, key, job_type, parent)?;
     x.out.jobs.push(record);
     Ok(())
