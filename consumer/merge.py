@@ -10,10 +10,13 @@ order, any duplication and any split into batches give the same rows.
 - started_at takes the earliest, ended_at the latest, created_at the earliest;
 - inputs/outputs of a run are the union over its events (keyed by operation and
   dataset): a later event with fewer never removes any; an input/output or column
-  edge names the run and job of its latest event (equal times: the greater run id,
+  set names the run and job of its latest event (equal times: the greater run id,
   then job key), should events disagree about whose operation it is;
-- counters (rows, bytes, files) take the maximum; output and column-lineage
-  kinds are bit sets, unioned; an operation's position takes the least (the
+- column lineage comes as sets, one per (operation, source, target) per event,
+  and the set is part of the key: an event naming other columns adds a set of its
+  own (the reads take the union), so no set changes once made;
+- counters (rows, bytes, files) take the maximum; output kinds are bit sets,
+  unioned; an operation's position takes the least (the
   first Spark job of a SQL execution); checkpoint snapshots take the greatest;
 - descriptive fields (a run's job, parent, root, user, reasons, external id,
   attempt and log URLs; an operation's run, name, type, group, description,
@@ -324,10 +327,9 @@ def _greater_type(a: SymlinkRecord, b: SymlinkRecord) -> SymlinkRecord:
 
 
 def _merge_column_lineage(a: ColumnLineageRecord, b: ColumnLineageRecord) -> ColumnLineageRecord:
-    types = a.types | b.types
     a_owns = owner_of_latest(a, b)
-    if types == a.types and a.created_at <= b.created_at and a_owns:
-        return a  # the common case: the same column edge again, nothing new
+    if a.created_at <= b.created_at and a_owns:
+        return a  # the common case: the same column set again, nothing new
     owner = a if a_owns else b
     return ColumnLineageRecord(
         operation_id=a.operation_id,
@@ -335,10 +337,8 @@ def _merge_column_lineage(a: ColumnLineageRecord, b: ColumnLineageRecord) -> Col
         run_id=owner.run_id,
         job=owner.job,
         source=a.source,
-        source_column=a.source_column,
         target=a.target,
-        target_column=a.target_column,
-        types=types,
+        columns=a.columns,
         event_time=max(a.event_time, b.event_time),
     )
 
@@ -358,7 +358,7 @@ RULES: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]] = {
     "operations": (attrgetter("id.int"), merge_operations),
     "ios": (attrgetter("direction", "operation_id.int", "dataset"), merge_ios),
     "column_lineage": (
-        attrgetter("operation_id.int", "source", "source_column", "target", "target_column"),
+        attrgetter("operation_id.int", "source", "target", "columns"),
         _merge_column_lineage,
     ),
     "job_datasets": (attrgetter("job", "dataset", "direction"), merge_job_datasets),

@@ -167,23 +167,36 @@ class IORecord:
         return (self.direction, self.operation_id, self.dataset)
 
 
+# One column edge of a set: (source column, target column, DIRECT/INDIRECT bits).
+ColumnMember = tuple[str, str, int]
+# The edges one event gives between one source and one target dataset, sorted by code
+# point and each (source column, target column) once: stored once as a `column_set`.
+ColumnSet = tuple[ColumnMember, ...]
+
+
 @fast_init
 @dataclass(frozen=True, slots=True)
 class ColumnLineageRecord:
+    """The column edges one operation's events gave from `source` to `target`, as one set.
+
+    Sets are made per event and are part of the key: a later event naming other columns
+    adds a record (a row) of its own rather than changing this one, so the stored rows do
+    not depend on which events shared a batch. The run and job are those of the latest
+    event that named this exact set.
+    """
+
     operation_id: UUID
     created_at: datetime
     run_id: UUID
     job: JobKey
     source: DatasetKey
-    source_column: str
     target: DatasetKey
-    target_column: str
-    types: int
+    columns: ColumnSet
     event_time: datetime
 
     @property
-    def key(self) -> tuple[UUID, DatasetKey, str, DatasetKey, str]:
-        return (self.operation_id, self.source, self.source_column, self.target, self.target_column)
+    def key(self) -> tuple[UUID, DatasetKey, DatasetKey, ColumnSet]:
+        return (self.operation_id, self.source, self.target, self.columns)
 
 
 @fast_init

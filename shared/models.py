@@ -284,21 +284,35 @@ class Output(_DatasetIO, Base):
     types: Mapped[int] = mapped_column(Integer, server_default="0")
 
 
+class ColumnSet(Base):
+    """The column edges one event gave from one dataset to another, stored once per set.
+
+    `id` is the set's digest (MD5 as a UUID, `consumer.write.column_sets.column_set_id`),
+    so a worker names a set without a round trip. The arrays are parallel, sorted by
+    (source, target) column by code point, each pair once (migration 0012).
+    """
+
+    __tablename__ = "column_set"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    source_columns: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    target_columns: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    types: Mapped[list[int]] = mapped_column(ARRAY(Integer))
+
+
 class ColumnLineage(Base):
+    """An operation's column edges from one dataset to another, one row per distinct set
+    its events named; an edge's types and times are those of every row holding it."""
+
     __tablename__ = "column_lineage"
-    __table_args__ = (
-        Index("ix_column_lineage_target", "target_dataset_id", "target_column"),
-        PARTITIONED,
-    )
+    __table_args__ = (PARTITIONED,)
 
     created_at: Mapped[datetime] = mapped_column(primary_key=True)
     operation_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
     source_dataset_id: Mapped[int] = mapped_column(primary_key=True, index=True)
-    source_column: Mapped[str] = mapped_column(primary_key=True)
-    target_dataset_id: Mapped[int] = mapped_column(primary_key=True)
-    target_column: Mapped[str] = mapped_column(primary_key=True)
+    target_dataset_id: Mapped[int] = mapped_column(primary_key=True, index=True)
+    column_set_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
     # Not indexed: no statement reads column lineage by run (migration 0010).
     run_id: Mapped[uuid.UUID]
     job_id: Mapped[int]
-    types: Mapped[int] = mapped_column(Integer, server_default="0")
     last_event_time: Mapped[datetime]

@@ -6,7 +6,7 @@ from uuid import UUID
 
 from consumer.extract.datasets import dataset_key
 from consumer.extract.facets import Json, items, key_part, obj, text
-from consumer.records import ColumnLineageRecord, DatasetKey, Extracted, JobKey
+from consumer.records import ColumnLineageRecord, ColumnSet, DatasetKey, Extracted, JobKey
 from shared.enums import ColumnLineageType
 
 # Dataset-level indirect lineage (the facet's "dataset" list) has no target column.
@@ -45,18 +45,24 @@ def add_column_lineage(
     where: tuple[UUID, datetime, UUID, JobKey, datetime],
     stored: Mapping[tuple[str, str], DatasetKey],
 ) -> None:
-    """Record every column edge of one output; `where` = (op id, created_at, run, job, time).
+    """One record per source dataset of one output: its column edges as one set.
 
-    `stored` maps the event's own (namespace, name) pairs to the keys they are
-    stored under, so a source path that the event stores as its Hive table is
-    the table here too.
+    `where` = (op id, created_at, run, job, time). `stored` maps the event's own
+    (namespace, name) pairs to the keys they are stored under, so a source path that
+    the event stores as its Hive table is the table here too. An edge the facet names
+    twice (one source field in two transformations) is one member, its types OR-ed.
     """
     operation_id, created_at, run_id, job, event_time = where
+    sets: dict[DatasetKey, dict[tuple[str, str], int]] = {}
     for column, source in _edges(obj(dataset, "facets", "columnLineage")):
         namespace, name = text(source, "namespace"), text(source, "name")
         if not namespace or not name:
             continue
         source_key = stored.get((namespace, name)) or dataset_key(out, namespace, name)
+        members = sets.setdefault(source_key, {})
+        pair = (key_part(text(source, "field") or WHOLE_DATASET, "column name"), column)
+        members[pair] = members.get(pair, 0) | _types(source)
+    for source_key, members in sets.items():
         out.column_lineage.append(
             ColumnLineageRecord(
                 operation_id=operation_id,
@@ -64,10 +70,13 @@ def add_column_lineage(
                 run_id=run_id,
                 job=job,
                 source=source_key,
-                source_column=key_part(text(source, "field") or WHOLE_DATASET, "column name"),
                 target=target,
-                target_column=column,
-                types=_types(source),
+                columns=column_set(members),
                 event_time=event_time,
             )
         )
+
+
+def column_set(members: Mapping[tuple[str, str], int]) -> ColumnSet:
+    """The set's canonical form: members sorted by (source, target) column, by code point."""
+    return tuple((source, target, types) for (source, target), types in sorted(members.items()))

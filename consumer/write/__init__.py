@@ -1,7 +1,7 @@
 """write: one transaction per batch; set-based upserts in foreign-key order.
 
 Order: locations (alias resolution and merges) -> datasets -> symlinks -> jobs
--> users -> schemas -> anchors -> runs -> operations -> inputs/outputs ->
+-> users -> schemas -> column sets -> anchors -> runs -> operations -> inputs/outputs ->
 column lineage -> declared job lineage. Every statement writes rows sorted by
 key (see `consumer.merge`), so concurrent workers lock rows in the same order.
 """
@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from consumer.native import native_rekeyer
 from consumer.records import Extracted, LocationKey
 from consumer.rekey import rekey
-from consumer.write import dimensions, timeseries
+from consumer.write import column_sets, dimensions, timeseries
 from consumer.write.dimensions import IdCache
 from consumer.write.partitions import Partitions, quarters
 
@@ -65,6 +65,7 @@ class Writer:
         await dimensions.resolve_jobs(conn, batch, self.cache)
         await dimensions.resolve_users(conn, batch, self.cache)
         await dimensions.resolve_schemas(conn, batch, self.cache)
+        await column_sets.write_column_sets(conn, batch, self.cache)
         anchors = await timeseries.anchor(conn, batch)
         sender = timeseries.Sender(conn)
         try:

@@ -1,5 +1,7 @@
 """Dimension rows (locations, datasets, jobs, users, schemas): natural keys -> ids, in bulk.
 
+Column sets, keyed by their digest, are cached here too (`consumer.write.column_sets`).
+
 Ids are cached across batches (`IdCache`); only keys never seen by this
 process reach the database. Inserts use ON CONFLICT DO NOTHING and a second
 SELECT for rows another worker created, so existing rows are never locked.
@@ -8,12 +10,14 @@ SELECT for rows another worker created, so existing rows are never locked.
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 import asyncpg
 import orjson
 
 from consumer.merge import greatest
 from consumer.records import (
+    ColumnSet,
     DatasetKey,
     Extracted,
     JobKey,
@@ -40,10 +44,12 @@ class IdCache:
     # (from_dataset_id, to_dataset_id) pairs stored: a stored pair never changes (its first
     # type stays), so a batch sends only the pairs new to this process.
     symlinks: set[tuple[int, int]] = field(default_factory=set)
+    # Column sets stored (or written in this transaction): a set's id is its digest.
+    column_sets: dict[ColumnSet, UUID] = field(default_factory=dict)
 
     def clear(self) -> None:
         parts = (self.locations, self.addresses, self.datasets, self.formats, self.jobs)
-        for part in (*parts, self.symlinks):
+        for part in (*parts, self.symlinks, self.column_sets):
             part.clear()
 
 
@@ -69,7 +75,7 @@ def new_locations(batch: Extracted, cache: IdCache) -> bool:
 
 def new_dimension_rows(batch: Extracted, cache: IdCache) -> bool:
     """Whether the batch (its locations resolved and canonical) may write dataset, format,
-    symlink, job, user or schema rows."""
+    symlink, job, user, schema or column-set rows."""
     datasets = cache.datasets
     if any(r.key not in datasets for r in batch.datasets):
         return True
@@ -84,7 +90,10 @@ def new_dimension_rows(batch: Extracted, cache: IdCache) -> bool:
     users = {*batch.users, *(r.user for r in batch.runs if r.user)}
     if any(name not in cache.users for name in users):
         return True
-    return any(s.digest not in cache.schemas for s in batch.schemas)
+    if any(s.digest not in cache.schemas for s in batch.schemas):
+        return True
+    sets = cache.column_sets
+    return any(r.columns not in sets for r in batch.column_lineage)
 
 
 # -- locations ---------------------------------------------------------------

@@ -192,16 +192,14 @@ ON CONFLICT (created_at, operation_id, dataset_id) DO UPDATE SET {_IO_SET},
 """
 
 _COLUMN_LINEAGE_TYPES = (
-    "timestamptz", "uuid", "bigint", "text", "bigint", "text", "uuid", "bigint", "int",
-    "timestamptz",
+    "timestamptz", "uuid", "bigint", "bigint", "uuid", "uuid", "bigint", "timestamptz",
 )  # fmt: skip
 UPSERT_COLUMN_LINEAGE = f"""
-INSERT INTO column_lineage AS x (created_at, operation_id, source_dataset_id, source_column,
-  target_dataset_id, target_column, run_id, job_id, types, last_event_time)
+INSERT INTO column_lineage AS x (created_at, operation_id, source_dataset_id, target_dataset_id,
+  column_set_id, run_id, job_id, last_event_time)
 {json_rows(_COLUMN_LINEAGE_TYPES)}
-ON CONFLICT (created_at, operation_id, source_dataset_id, source_column, target_dataset_id,
-  target_column) DO UPDATE SET {_OWNER_SET}
-  types = x.types | excluded.types,
+ON CONFLICT (created_at, operation_id, source_dataset_id, target_dataset_id, column_set_id)
+  DO UPDATE SET {_OWNER_SET}
   last_event_time = GREATEST(x.last_event_time, excluded.last_event_time)
 """
 

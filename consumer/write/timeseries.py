@@ -201,18 +201,16 @@ async def write_column_lineage(
 ) -> None:
     if not batch.column_lineage:
         return
-    datasets, jobs = cache.datasets, cache.jobs
+    datasets, jobs, sets = cache.datasets, cache.jobs, cache.column_sets
     rows = [
         (
             (anchors.get(r.operation_id, r.created_at) if anchors else r.created_at),
             r.operation_id,
             datasets[r.source],
-            r.source_column,
             datasets[r.target],
-            r.target_column,
+            sets[r.columns],
             r.run_id,
             jobs[r.job][0],
-            r.types,
             r.event_time,
         )
         for r in batch.column_lineage

@@ -6,9 +6,8 @@
 use crate::facets::{count, items, key_part, lower, obj, strip, text_of, truthy, upper, Obj, R};
 use crate::json::Json;
 use crate::runs::{Event, Placement};
-use crate::{int_value, text_value, Extractor, Key};
+use crate::{int_value, Extractor, Key};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -183,9 +182,9 @@ fn output_types(x: &mut Extractor, py: Python<'_>, dataset: &Obj<'_>, sql: Optio
         .unwrap_or(APPEND))
 }
 
-/// `add_column_lineage`: every column edge of one output. `stored` maps the event's own
-/// (namespace, name) pairs to their keys, so a source path stored as its table is the
-/// table here too.
+/// `add_column_lineage`: one record per source dataset of one output, its column edges
+/// as one set. `stored` maps the event's own (namespace, name) pairs to their keys, so a
+/// source path stored as its table is the table here too.
 fn add_column_lineage(
     x: &mut Extractor,
     py: Python<'_>,
@@ -207,6 +206,8 @@ fn add_column_lineage(
     for source in items(facet, "dataset") {
         edges.push(("", source)); // dataset-level indirect lineage: no target column
     }
+    // (source key, members) in the order the sources first appear, as the Python dict.
+    let mut sets: Vec<(Rc<Key>, Vec<Member>)> = Vec::new();
     for (column, source) in edges {
         let (namespace, name) = (
             text_of(Some(source), "namespace")?,
@@ -220,17 +221,27 @@ fn add_column_lineage(
             None => x.dataset_key(py, &namespace, &name, None)?,
         };
         let field = text_of(Some(source), "field")?;
-        let source_column = key_part(field.as_deref().unwrap_or(""))?;
+        let source_column = key_part(field.as_deref().unwrap_or(""))?.to_string();
+        let member = (
+            source_column,
+            column.to_string(),
+            transformation_types(source)?,
+        );
+        match sets.iter_mut().find(|(key, _)| **key == *source_key) {
+            Some((_, members)) => members.push(member),
+            None => sets.push((source_key, vec![member])),
+        }
+    }
+    for (source_key, members) in sets {
+        let columns = x.column_set(py, canonical(members))?;
         let args = vec![
             at.operation.clone_ref(py),
             at.created_at.clone_ref(py),
             at.run.clone_ref(py),
             at.job.tuple.clone_ref(py),
             source_key.tuple.clone_ref(py),
-            PyString::new(py, source_column).into_any().unbind(),
             target.tuple.clone_ref(py),
-            text_value(py, Some(column)),
-            int_value(py, Some(transformation_types(source)?)),
+            columns,
             ev.time.clone_ref(py),
         ];
         x.out
@@ -238,6 +249,23 @@ fn add_column_lineage(
             .push(x.types.column_lineage.make(py, args)?);
     }
     Ok(())
+}
+
+/// (source column, target column, DIRECT/INDIRECT bits): one column edge of a set.
+pub type Member = (String, String, i64);
+
+/// `column_set`: sorted by (source, target) column by code point (UTF-8 bytes sort alike),
+/// an edge named twice once with its types OR-ed.
+fn canonical(mut members: Vec<Member>) -> Vec<Member> {
+    members.sort_unstable();
+    let mut out: Vec<Member> = Vec::with_capacity(members.len());
+    for member in members {
+        match out.last_mut() {
+            Some(last) if last.0 == member.0 && last.1 == member.1 => last.2 |= member.2,
+            _ => out.push(member),
+        }
+    }
+    out
 }
 
 /// `_types`: DIRECT/INDIRECT bits; a spec 1-0 facet (no transformations) counts as DIRECT.

@@ -150,6 +150,9 @@ pub struct Extractor {
     sql_types: HashMap<String, Option<i64>>,
     /// (path key, table key) addresses -> the keys (held) and their two symlink records.
     links: HashMap<(usize, usize), SymlinkPair>,
+    /// Column sets met -> their tuple: a stream names the same sets in event after event,
+    /// and one object per set makes the merge's key comparisons identity checks.
+    column_sets: HashMap<Vec<io::Member>, PyObject>,
 }
 
 type SymlinkPair = (Rc<Key>, Rc<Key>, [PyObject; 2]);
@@ -223,6 +226,7 @@ impl Extractor {
             schema_bytes: 0,
             sql_types: HashMap::new(),
             links: HashMap::new(),
+            column_sets: HashMap::new(),
         })
     }
 
@@ -454,6 +458,23 @@ impl Extractor {
         let held = (key.clone(), parent.cloned(), record.clone_ref(py));
         self.job_records.insert(memo_key, held);
         Ok(record)
+    }
+
+    /// The tuple of `((source, target, types), ...)` for a canonical set, memoised.
+    pub fn column_set(&mut self, py: Python<'_>, members: Vec<io::Member>) -> R<PyObject> {
+        if let Some(tuple) = self.column_sets.get(&members) {
+            return Ok(tuple.clone_ref(py));
+        }
+        let items = members
+            .iter()
+            .map(|(source, target, types)| (source.as_str(), target.as_str(), *types))
+            .collect::<Vec<_>>();
+        let tuple = PyTuple::new(py, items)?.into_any().unbind();
+        if self.column_sets.len() >= MEMO_ENTRIES {
+            self.column_sets.clear();
+        }
+        self.column_sets.insert(members, tuple.clone_ref(py));
+        Ok(tuple)
     }
 
     /// `_dataset(namespace, name, format)` of datasets.py: (location, record, key),

@@ -594,10 +594,8 @@ impl Merger {
         a: &Bound<'_, PyAny>,
         b: &Bound<'_, PyAny>,
     ) -> PyResult<PyObject> {
-        let types_a = at!(a, "types")?;
-        let types = types_a.call_method1(intern!(py, "__or__"), (at!(b, "types")?,))?;
         let a_owns = owns(a, b)?;
-        if types.eq(&types_a)? && at!(a, "created_at")?.le(at!(b, "created_at")?)? && a_owns {
+        if at!(a, "created_at")?.le(at!(b, "created_at")?)? && a_owns {
             return Ok(a.clone().unbind());
         }
         let owner = if a_owns { a } else { b };
@@ -607,10 +605,8 @@ impl Merger {
             at!(owner, "run_id")?,
             at!(owner, "job")?,
             at!(a, "source")?,
-            at!(a, "source_column")?,
             at!(a, "target")?,
-            at!(a, "target_column")?,
-            types,
+            at!(a, "columns")?,
             pair!(max, a, b, "event_time")?,
         ];
         make(&self.column_lineage, py, record)

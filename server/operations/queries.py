@@ -5,11 +5,11 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Select, literal, select, tuple_
+from sqlalchemy import Select, literal, select, text, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.operations.schemas import OperationListQuery
-from shared.models import ColumnLineage, Input, Operation, Output
+from shared.models import Input, Operation, Output
 
 COLUMN_EDGES_LIMIT = 2000
 IO_LIMIT = 1000
@@ -109,18 +109,27 @@ async def list_operation_io(
     return [OperationIORow(**r._mapping) for r in (await session.execute(stmt)).all()]
 
 
+# An operation's column edges: its column sets expanded, an edge that two sets hold once
+# with their types OR-ed.
+_COLUMN_EDGES = text("""
+SELECT c.source_dataset_id, m.source_column, c.target_dataset_id, m.target_column,
+       bit_or(m.types) AS types
+FROM column_lineage c
+JOIN column_set s ON s.id = c.column_set_id
+CROSS JOIN LATERAL unnest(s.source_columns, s.target_columns, s.types)
+  AS m(source_column, target_column, types)
+WHERE c.created_at = :created_at AND c.operation_id = :operation_id
+GROUP BY c.target_dataset_id, m.target_column, c.source_dataset_id, m.source_column
+ORDER BY c.target_dataset_id, m.target_column, c.source_dataset_id, m.source_column
+LIMIT :limit
+""")
+
+
 async def list_column_edges(session: AsyncSession, operation: OperationRow) -> list[ColumnEdgeRow]:
-    cl = ColumnLineage
-    stmt = (
-        select(
-            cl.source_dataset_id,
-            cl.source_column,
-            cl.target_dataset_id,
-            cl.target_column,
-            cl.types,
-        )
-        .where(cl.created_at == operation.created_at, cl.operation_id == operation.id)
-        .order_by(cl.target_dataset_id, cl.target_column, cl.source_dataset_id, cl.source_column)
-        .limit(COLUMN_EDGES_LIMIT)
-    )
-    return [ColumnEdgeRow(**r._mapping) for r in (await session.execute(stmt)).all()]
+    params = {
+        "created_at": operation.created_at,
+        "operation_id": operation.id,
+        "limit": COLUMN_EDGES_LIMIT,
+    }
+    rows = (await session.execute(_COLUMN_EDGES, params)).all()
+    return [ColumnEdgeRow(**r._mapping) for r in rows]

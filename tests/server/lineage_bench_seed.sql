@@ -7,7 +7,7 @@
 --   550 jobs: 500 workers in 9 layers (each reads 2 datasets of layer L, writes 2 of L+1)
 --             and 50 Airflow DAGs; 100 runs per job -> 50,000 worker runs + 5,000 DAG runs
 --   one operation per run (id = run id, as for non-Spark producers)
---   100,000 inputs + 100,000 outputs, 100,000 column lineage rows
+--   100,000 inputs + 100,000 outputs, 100,000 column lineage rows (one column set)
 -- Each lineage dataset is read and written by ~2 jobs, so one dataset at RUN granularity
 -- has ~200 run neighbours over the year (a week holds ~4).
 
@@ -104,11 +104,14 @@ SELECT r.created_at, r.id, io.dataset_id, r.id, r.job_id, 1 + io.dataset_id % 20
        900 + r.k, 90000 + r.k, 1 + r.k % 3, r.created_at + interval '10 minutes', 8
 FROM bench_run AS r JOIN bench_io AS io ON io.job_id = r.job_id AND io.direction = 1;
 
-INSERT INTO column_lineage (created_at, operation_id, source_dataset_id, source_column,
-                            target_dataset_id, target_column, run_id, job_id, types,
-                            last_event_time)
-SELECT o.created_at, o.operation_id, i.dataset_id, 'c1', o.dataset_id, 'c1', o.run_id,
-       o.job_id, 1, o.last_event_time
+-- One column set, c1 -> c1 DIRECT; its id is its digest (consumer/write/column_sets.py).
+INSERT INTO column_set (id, source_columns, target_columns, types)
+VALUES (md5('2:c1 2:c1 1;')::uuid, '{c1}', '{c1}', '{1}');
+
+INSERT INTO column_lineage (created_at, operation_id, source_dataset_id, target_dataset_id,
+                            column_set_id, run_id, job_id, last_event_time)
+SELECT o.created_at, o.operation_id, i.dataset_id, o.dataset_id, md5('2:c1 2:c1 1;')::uuid,
+       o.run_id, o.job_id, o.last_event_time
 FROM output AS o
 JOIN input AS i ON i.operation_id = o.operation_id AND i.created_at = o.created_at
 WHERE i.dataset_id % 2 = o.dataset_id % 2;

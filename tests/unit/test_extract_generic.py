@@ -189,12 +189,41 @@ def test_column_lineage_kinds(transformations: list[dict[str, str]] | None, expe
         event(outputs=[{"namespace": "s3://b", "name": "out", "facets": {"columnLineage": facet}}])
     )
     [edge] = out.column_lineage
-    assert (edge.source, edge.source_column, edge.target_column, edge.types) == (
-        ("s3", "a", "in"),
-        "x",
-        "y",
-        expected,
+    assert (edge.source, edge.columns) == (("s3", "a", "in"), (("x", "y", expected),))
+
+
+def test_column_lineage_sets_per_source_dataset() -> None:
+    """One set per source dataset of an output, sorted by code point, an edge named twice
+    once with its types OR-ed."""
+
+    def field(name: str, field: str, kind: str) -> dict[str, Any]:
+        return {"namespace": "s3://a", "name": name, "field": field,
+                "transformations": [{"type": kind}]}  # fmt: skip
+
+    z = [field("in", "b", "DIRECT"), field("other", "q", "DIRECT"), field("in", "b", "INDIRECT")]
+    facet = {
+        "fields": {
+            "z": {"inputFields": z},  # "b" -> "z" twice: one member, DIRECT | INDIRECT
+            "Y": {"inputFields": [field("in", "a", "DIRECT"), field("in", "b", "DIRECT")]},
+            "\u00e9": {"inputFields": [field("in", "a", "DIRECT")]},
+        },
+        "dataset": [field("in", "a", "INDIRECT"), field("in", "b", "INDIRECT")],
+    }
+    out = extracted(
+        event(outputs=[{"namespace": "s3://b", "name": "out", "facets": {"columnLineage": facet}}])
     )
+    sets = {edge.source: edge.columns for edge in out.column_lineage}
+    assert sets == {
+        ("s3", "a", "in"): (
+            ("a", "", ColumnLineageType.INDIRECT),
+            ("a", "Y", ColumnLineageType.DIRECT),
+            ("a", "\u00e9", ColumnLineageType.DIRECT),
+            ("b", "", ColumnLineageType.INDIRECT),
+            ("b", "Y", ColumnLineageType.DIRECT),
+            ("b", "z", ColumnLineageType.DIRECT | ColumnLineageType.INDIRECT),
+        ),
+        ("s3", "a", "other"): (("q", "z", ColumnLineageType.DIRECT),),
+    }
 
 
 def symlinked(namespace: str, name: str, kind: str | None) -> dict[str, Any]:
