@@ -14,6 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from consumer.write.column_sets import column_set_id
 from migrations.filters import include_object
 from shared.migrate import alembic_config
 from shared.models import Base
@@ -153,3 +154,77 @@ def test_monthly_partitions_become_quarterly_and_back(scratch_url: str) -> None:
 
     command.upgrade(config, "head")
     _sql(scratch_url, [("DELETE FROM input", {})])
+
+
+_EDGES = """
+SELECT operation_id::text, source_dataset_id, source_column, target_dataset_id, target_column,
+       run_id::text, job_id, types, last_event_time
+FROM column_lineage ORDER BY 1, 2, 3, 4, 5
+"""
+_EXPANDED = """
+SELECT c.operation_id::text, c.source_dataset_id, m.s, c.target_dataset_id, m.t,
+       c.run_id::text, c.job_id, m.types, c.last_event_time
+FROM column_lineage c JOIN column_set s ON s.id = c.column_set_id
+CROSS JOIN LATERAL unnest(s.source_columns, s.target_columns, s.types) AS m(s, t, types)
+ORDER BY 1, 2, 3, 4, 5
+"""
+
+
+def test_column_edges_become_sets_and_back(scratch_url: str) -> None:
+    """0012 groups the edges an operation's events gave alike (same run, job and time) into
+    one set under the digest the consumer computes, and its downgrade expands them again:
+    every edge keeps its types, time and run and job both ways."""
+    config = alembic_config(scratch_url)
+    command.downgrade(config, "0011")
+    t1, t2 = datetime(2030, 2, 1, tzinfo=UTC), datetime(2030, 2, 2, tzinfo=UTC)
+    o1, o2 = uuid.UUID(int=1), uuid.UUID(int=2)
+    r1, r2, r3 = (uuid.UUID(int=n) for n in (11, 12, 13))
+    edges = [  # (operation, source column, target column, run, types, time)
+        (o1, "a", "x", r1, 1, t1),
+        (o1, "b", "y", r1, 2, t1),
+        (o1, "c", "z", r2, 3, t2),  # another event of the operation, other run
+        (o2, "a", "x", r3, 1, t1),  # the first set again, in another operation
+        (o2, "b", "y", r3, 2, t1),
+        (o2, "1:2 3", "\u00e9;", r3, 1, t2),  # separators and a non-ASCII name
+    ]
+    insert = (
+        "INSERT INTO column_lineage (created_at, operation_id, source_dataset_id, source_column,"
+        " target_dataset_id, target_column, run_id, job_id, types, last_event_time)"
+        " VALUES (:t0, :o, 1, :s, 2, :c, :r, 7, :k, :t)"
+    )
+    [*_, before] = _sql(
+        scratch_url,
+        [
+            (insert, {"t0": t1, "o": o, "s": s, "c": c, "r": r, "k": k, "t": t})
+            for o, s, c, r, k, t in edges
+        ]
+        + [(_EDGES, {})],
+    )
+    assert len(before) == 6
+
+    command.upgrade(config, "0012")
+    sets, rows, expanded = _sql(
+        scratch_url,
+        [
+            ("SELECT id, source_columns, target_columns, types FROM column_set ORDER BY id", {}),
+            ("SELECT count(*) FROM column_lineage", {}),
+            (_EXPANDED, {}),
+        ],
+    )
+    assert rows == [(4,)]  # o1: two sets (two runs); o2: the shared set and one more
+    assert expanded == before
+    expected = {
+        ((("a", "x", 1), ("b", "y", 2))),
+        ((("c", "z", 3),)),
+        ((("1:2 3", "\u00e9;", 1),)),
+    }
+    assert {id_: tuple(zip(s, t, k, strict=True)) for id_, s, t, k in sets} == {
+        column_set_id(members): members for members in expected
+    }
+
+    command.downgrade(config, "0011")
+    [after] = _sql(scratch_url, [(_EDGES, {})])
+    assert after == before
+
+    command.upgrade(config, "head")
+    _sql(scratch_url, [("DELETE FROM column_lineage", {}), ("DELETE FROM column_set", {})])

@@ -72,6 +72,29 @@ def run_id(draw: st.DrawFn, seconds: int) -> str:
     return str(draw(st.uuids(version=4 if version == "v4" else 1)))
 
 
+# Column-lineage sources, two of them aliases of one Kafka cluster: the events of one
+# operation name different column sets, which must not depend on how they were batched.
+COLUMN_SOURCES = [DATASETS[0], DATASETS[1], DATASETS[3], DATASETS[5]]
+
+
+@st.composite
+def column_lineage(draw: st.DrawFn) -> dict[str, Any]:
+    def source(draw_one: tuple[tuple[str, str, Any], str, str]) -> dict[str, Any]:
+        (namespace, name, _), field, kind = draw_one
+        return {"namespace": namespace, "name": name, "field": field,
+                "transformations": [{"type": kind}]}  # fmt: skip
+
+    sources = st.tuples(
+        st.sampled_from(COLUMN_SOURCES),
+        st.sampled_from(["id", "amount"]),
+        st.sampled_from(["DIRECT", "INDIRECT"]),
+    )
+    targets = draw(st.lists(st.sampled_from(["id", "total", "day"]), max_size=3, unique=True))
+    named = st.lists(sources, min_size=1, max_size=3)
+    fields = {target: {"inputFields": [source(s) for s in draw(named)]} for target in targets}
+    return {"fields": fields, "dataset": [source(s) for s in draw(st.lists(sources, max_size=1))]}
+
+
 @st.composite
 def dataset(draw: st.DrawFn, output: bool) -> dict[str, Any]:
     namespace, name, table = draw(st.sampled_from(DATASETS))
@@ -86,6 +109,8 @@ def dataset(draw: st.DrawFn, output: bool) -> dict[str, Any]:
     rows = draw(st.none() | st.integers(0, 1000))
     if output and rows is not None:
         item["outputFacets"] = {"outputStatistics": {"rowCount": rows, "size": rows * 10}}
+    if output and draw(st.booleans()):
+        facets["columnLineage"] = draw(column_lineage())
     if output and draw(st.booleans()):
         facets["lifecycleStateChange"] = {
             "lifecycleStateChange": draw(st.sampled_from(["CREATE", "OVERWRITE"]))

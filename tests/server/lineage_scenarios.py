@@ -311,6 +311,7 @@ def column_kinds() -> list[bytes]:
     return [
         run_event("COMPLETE", at, COL_RUN, ("lin-columns", "totals"), inputs=[src], outputs=[dst]),
         *column_runs(),
+        *column_sets(),
     ]
 
 
@@ -336,6 +337,32 @@ def column_runs() -> list[bytes]:
             outputs=[dataset(COL_NS, COLU_DST, output=True, columns=columns)],
         )
         for at, run_id, columns in zip(COLU_AT, COLU_RUNS, kinds, strict=True)
+    ]
+
+
+# One operation whose two events name different column sets: a pair both name (as DIRECT,
+# then as INDIRECT) is one field per kind with the later time; a pair only the first names
+# keeps its own time. The consumer stores the two sets as two rows.
+COLS_SRC, COLS_DST = "col.public.clicks", "col.public.sessions"
+COLS_AT = [T0 + timedelta(hours=9), T0 + timedelta(hours=10)]
+COLS_RUN = uuid7(COLS_AT[0], 54)
+
+
+def column_sets() -> list[bytes]:
+    named: list[Columns] = [
+        {"n": [(COL_NS, COLS_SRC, "v", "DIRECT")], "m": [(COL_NS, COLS_SRC, "w", "DIRECT")]},
+        {"n": [(COL_NS, COLS_SRC, "v", "INDIRECT")]},
+    ]
+    return [
+        run_event(
+            kind,
+            at,
+            COLS_RUN,
+            ("lin-columns", "sessions"),
+            inputs=[dataset(COL_NS, COLS_SRC)],
+            outputs=[dataset(COL_NS, COLS_DST, output=True, columns=columns)],
+        )
+        for kind, at, columns in zip(("START", "COMPLETE"), COLS_AT, named, strict=True)
     ]
 
 

@@ -5,6 +5,8 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from tests.server.lineage_conftest import (
     SMALL_CAP,
@@ -21,6 +23,10 @@ from tests.server.lineage_scenarios import (
     CLEAN_TABLE,
     COL_DST,
     COL_SRC,
+    COLS_AT,
+    COLS_DST,
+    COLS_RUN,
+    COLS_SRC,
     COLU_AT,
     COLU_DST,
     COLU_SRC,
@@ -280,6 +286,45 @@ async def test_column_lineage_unions_its_processes(
     assert _column_times(body, columns_world, "indirect_column_lineage") == {
         (COLU_SRC, COLU_DST, "v", "n"): later,
     }
+
+
+@pytest.mark.parametrize("granularity", ["OPERATION", "RUN", "JOB", "DATASET"])
+async def test_column_sets_of_one_operation_are_unioned(
+    lineage_client: httpx.AsyncClient, columns_world: LineageWorld, granularity: str
+) -> None:
+    """Two events of one operation naming different column sets: the pair both name is
+    one field per kind with the later time, the pair only the first names keeps its time."""
+    params: dict[str, Any] = {
+        "start_node_type": "DATASET",
+        "start_node_id": columns_world.datasets[COLS_SRC],
+        "direction": "DOWNSTREAM",
+        "depth": 2,
+        "granularity": granularity,
+        "include_column_lineage": "true",
+    }
+    body = (await lineage_client.get("/v1/lineage", params=params)).json()
+    first, later = (iso(at) for at in COLS_AT)
+    assert _column_times(body, columns_world, "direct_column_lineage") == {
+        (COLS_SRC, COLS_DST, "v", "n"): later,
+        (COLS_SRC, COLS_DST, "w", "m"): first,
+    }
+    assert _column_times(body, columns_world, "indirect_column_lineage") == {
+        (COLS_SRC, COLS_DST, "v", "n"): later,
+    }
+
+
+async def test_operation_column_edges_union_its_sets(
+    lineage_client: httpx.AsyncClient, columns_world: LineageWorld, engine: AsyncEngine
+) -> None:
+    """An operation's column edges: a pair two of its sets hold once, with both kinds."""
+    op = (await lineage_client.get(f"/v1/operations/{COLS_RUN}")).json()
+    edges = {(e["source_column"], e["target_column"], *e["types"]) for e in op["column_lineage"]}
+    assert edges == {("v", "n", "DIRECT", "INDIRECT"), ("w", "m", "DIRECT")}
+    async with engine.connect() as conn:
+        stored = await conn.execute(
+            text("SELECT count(*) FROM column_lineage WHERE operation_id = :o"), {"o": COLS_RUN}
+        )
+        assert stored.scalar_one() == 2  # one row per set
 
 
 async def test_node_details(lineage_client: httpx.AsyncClient, lineage_world: LineageWorld) -> None:
