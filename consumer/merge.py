@@ -339,6 +339,7 @@ def _merge_column_lineage(a: ColumnLineageRecord, b: ColumnLineageRecord) -> Col
         source=a.source,
         target=a.target,
         columns=a.columns,
+        columns_id=a.columns_id,
         event_time=max(a.event_time, b.event_time),
     )
 
@@ -358,7 +359,7 @@ RULES: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]] = {
     "operations": (attrgetter("id.int"), merge_operations),
     "ios": (attrgetter("direction", "operation_id.int", "dataset"), merge_ios),
     "column_lineage": (
-        attrgetter("operation_id.int", "source", "target", "columns"),
+        attrgetter("operation_id.int", "source", "target", "columns_id.int"),
         _merge_column_lineage,
     ),
     "job_datasets": (attrgetter("job", "dataset", "direction"), merge_job_datasets),

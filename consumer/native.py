@@ -27,7 +27,7 @@ from datetime import UTC
 from typing import TYPE_CHECKING
 
 from consumer.decode import parse_time
-from consumer.extract import EXTRACTORS, PRODUCERS, airflow, datasets, spark
+from consumer.extract import EXTRACTORS, PRODUCERS, airflow, columns, datasets, spark
 from consumer.merge import OPERATION_FIELDS, RULES, RUN_FIELDS
 from consumer.records import (
     ColumnLineageRecord,
@@ -100,6 +100,7 @@ def native_extractor() -> NativeExtract | None:
         "job_location": datasets.job_location,
         "schema": datasets.schema_record,
         "sql_output_type": datasets.sql_output_type,
+        "column_set_id": columns.column_set_id,
         # eventTimes in any other spelling than Z / +00:00 with 0-6 fraction digits.
         "parse_time": parse_time,
     }

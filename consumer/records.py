@@ -192,11 +192,12 @@ class ColumnLineageRecord:
     source: DatasetKey
     target: DatasetKey
     columns: ColumnSet
+    columns_id: UUID  # the set's digest (`consumer.extract.columns.column_set_id`)
     event_time: datetime
 
     @property
-    def key(self) -> tuple[UUID, DatasetKey, DatasetKey, ColumnSet]:
-        return (self.operation_id, self.source, self.target, self.columns)
+    def key(self) -> tuple[UUID, DatasetKey, DatasetKey, UUID]:
+        return (self.operation_id, self.source, self.target, self.columns_id)
 
 
 @fast_init

@@ -287,7 +287,7 @@ class Output(_DatasetIO, Base):
 class ColumnSet(Base):
     """The column edges one event gave from one dataset to another, stored once per set.
 
-    `id` is the set's digest (MD5 as a UUID, `consumer.write.column_sets.column_set_id`),
+    `id` is the set's digest (SHA-256 cut to a UUID, `consumer.extract.columns.column_set_id`),
     so a worker names a set without a round trip. The arrays are parallel, sorted by
     (source, target) column by code point, each pair once (migration 0012).
     """

@@ -1,7 +1,9 @@
 """Column lineage from the columnLineage dataset facet (direct and indirect)."""
 
+import hashlib
 from collections.abc import Iterator, Mapping
 from datetime import datetime
+from functools import lru_cache
 from uuid import UUID
 
 from consumer.extract.datasets import dataset_key
@@ -63,6 +65,7 @@ def add_column_lineage(
         pair = (key_part(text(source, "field") or WHOLE_DATASET, "column name"), column)
         members[pair] = members.get(pair, 0) | _types(source)
     for source_key, members in sets.items():
+        columns = column_set(members)
         out.column_lineage.append(
             ColumnLineageRecord(
                 operation_id=operation_id,
@@ -71,7 +74,8 @@ def add_column_lineage(
                 job=job,
                 source=source_key,
                 target=target,
-                columns=column_set(members),
+                columns=columns,
+                columns_id=column_set_id(columns),
                 event_time=event_time,
             )
         )
@@ -80,3 +84,12 @@ def add_column_lineage(
 def column_set(members: Mapping[tuple[str, str], int]) -> ColumnSet:
     """The set's canonical form: members sorted by (source, target) column, by code point."""
     return tuple((source, target, types) for (source, target), types in sorted(members.items()))
+
+
+@lru_cache(maxsize=16384)  # a stream names the same few sets in event after event
+def column_set_id(columns: ColumnSet) -> UUID:
+    """The set's id: SHA-256 of `len:source len:target types;` per member, in the set's
+    order, cut to 128 bits. Each name is written with its length, so no column name can
+    pass for a separator; migration 0012 computes the same in SQL."""
+    text = "".join(f"{len(s)}:{s} {len(t)}:{t} {types};" for s, t, types in columns)
+    return UUID(bytes=hashlib.sha256(text.encode()).digest()[:16])

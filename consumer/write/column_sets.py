@@ -1,12 +1,10 @@
 """Column sets: the column edges one event gave between two datasets, stored once each.
 
-A set's id is its digest, so a worker names a set without a round trip and two workers
-writing the same set write the same row. The digest is unambiguous (each name written with
-its length, so no column name can pass for a separator) and the same in SQL: migration 0012
-computes it for the rows it regroups.
+A set's id is its digest (`consumer.extract.columns.column_set_id`, made with the record),
+so a worker names a set without a round trip and two workers writing the same set write the
+same row.
 """
 
-import hashlib
 from uuid import UUID
 
 import asyncpg
@@ -27,27 +25,21 @@ ON CONFLICT (id) DO NOTHING
 """
 
 
-def column_set_id(columns: ColumnSet) -> UUID:
-    """MD5 of `len:source len:target types;` per member, in the set's (sorted) order."""
-    text = "".join(f"{len(s)}:{s} {len(t)}:{t} {types};" for s, t, types in columns)
-    return UUID(bytes=hashlib.md5(text.encode(), usedforsecurity=False).digest())
-
-
 async def write_column_sets(conn: asyncpg.Connection, batch: Extracted, cache: IdCache) -> None:
-    """Store the batch's sets this process has not stored; every set then has its id cached."""
+    """Store the batch's sets this process has not stored."""
     known = cache.column_sets
-    fresh: dict[ColumnSet, UUID] = {}
+    fresh: dict[int, tuple[UUID, ColumnSet]] = {}
     for record in batch.column_lineage:
-        columns = record.columns
-        if columns not in known and columns not in fresh:
-            fresh[columns] = column_set_id(columns)
+        set_id = record.columns_id
+        if set_id.int not in known:
+            fresh[set_id.int] = (set_id, record.columns)
     if not fresh:
         return
     ids: list[UUID] = []
     sources: list[str] = []
     targets: list[str] = []
     types: list[int] = []
-    for columns, set_id in sorted(fresh.items(), key=lambda item: item[1]):
+    for _, (set_id, columns) in sorted(fresh.items()):
         for source, target, bits in columns:
             ids.append(set_id)
             sources.append(source)

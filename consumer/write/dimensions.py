@@ -10,14 +10,12 @@ SELECT for rows another worker created, so existing rows are never locked.
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from uuid import UUID
 
 import asyncpg
 import orjson
 
 from consumer.merge import greatest
 from consumer.records import (
-    ColumnSet,
     DatasetKey,
     Extracted,
     JobKey,
@@ -44,8 +42,8 @@ class IdCache:
     # (from_dataset_id, to_dataset_id) pairs stored: a stored pair never changes (its first
     # type stays), so a batch sends only the pairs new to this process.
     symlinks: set[tuple[int, int]] = field(default_factory=set)
-    # Column sets stored (or written in this transaction): a set's id is its digest.
-    column_sets: dict[ColumnSet, UUID] = field(default_factory=dict)
+    # Ids (as ints) of the column sets stored, or written in this transaction.
+    column_sets: set[int] = field(default_factory=set)
 
     def clear(self) -> None:
         parts = (self.locations, self.addresses, self.datasets, self.formats, self.jobs)
@@ -93,7 +91,7 @@ def new_dimension_rows(batch: Extracted, cache: IdCache) -> bool:
     if any(s.digest not in cache.schemas for s in batch.schemas):
         return True
     sets = cache.column_sets
-    return any(r.columns not in sets for r in batch.column_lineage)
+    return any(r.columns_id.int not in sets for r in batch.column_lineage)
 
 
 # -- locations ---------------------------------------------------------------

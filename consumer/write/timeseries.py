@@ -201,14 +201,14 @@ async def write_column_lineage(
 ) -> None:
     if not batch.column_lineage:
         return
-    datasets, jobs, sets = cache.datasets, cache.jobs, cache.column_sets
+    datasets, jobs = cache.datasets, cache.jobs
     rows = [
         (
             (anchors.get(r.operation_id, r.created_at) if anchors else r.created_at),
             r.operation_id,
             datasets[r.source],
             datasets[r.target],
-            sets[r.columns],
+            r.columns_id,
             r.run_id,
             jobs[r.job][0],
             r.event_time,

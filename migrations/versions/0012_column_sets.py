@@ -37,7 +37,7 @@ down_revision: str | None = "0011"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# The members' order and the digest, as consumer/write/column_sets.py computes them.
+# The members' order and the digest, as consumer/extract/columns.py computes them.
 _ORDER = 'source_column COLLATE "C", target_column COLLATE "C"'
 _MEMBER = (
     "length(source_column) || ':' || source_column || ' ' || length(target_column) || ':'"
@@ -55,7 +55,8 @@ CREATE TABLE column_set (
 CREATE TEMPORARY TABLE column_groups ON COMMIT DROP AS
 SELECT created_at, operation_id, source_dataset_id, target_dataset_id, run_id, job_id,
        last_event_time,
-       md5(string_agg({_MEMBER}, '' ORDER BY {_ORDER}))::uuid AS column_set_id,
+       encode(substring(sha256(convert_to(string_agg({_MEMBER}, '' ORDER BY {_ORDER}), 'UTF8'))
+                        FROM 1 FOR 16), 'hex')::uuid AS column_set_id,
        array_agg(source_column ORDER BY {_ORDER}) AS source_columns,
        array_agg(target_column ORDER BY {_ORDER}) AS target_columns,
        array_agg(types ORDER BY {_ORDER}) AS types

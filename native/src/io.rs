@@ -233,7 +233,7 @@ fn add_column_lineage(
         }
     }
     for (source_key, members) in sets {
-        let columns = x.column_set(py, canonical(members))?;
+        let (columns, columns_id) = x.column_set(py, canonical(members))?;
         let args = vec![
             at.operation.clone_ref(py),
             at.created_at.clone_ref(py),
@@ -242,6 +242,7 @@ fn add_column_lineage(
             source_key.tuple.clone_ref(py),
             target.tuple.clone_ref(py),
             columns,
+            columns_id,
             ev.time.clone_ref(py),
         ];
         x.out

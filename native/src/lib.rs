@@ -125,6 +125,7 @@ struct Hooks {
     schema: PyObject,
     sql_output_type: PyObject,
     parse_time: PyObject,
+    column_set_id: PyObject,
 }
 
 #[pyclass(unsendable, module = "threadline_native")]
@@ -150,9 +151,9 @@ pub struct Extractor {
     sql_types: HashMap<String, Option<i64>>,
     /// (path key, table key) addresses -> the keys (held) and their two symlink records.
     links: HashMap<(usize, usize), SymlinkPair>,
-    /// Column sets met -> their tuple: a stream names the same sets in event after event,
-    /// and one object per set makes the merge's key comparisons identity checks.
-    column_sets: HashMap<Vec<io::Member>, PyObject>,
+    /// Column sets met -> their tuple and id (`columns.column_set_id`, asked once per set):
+    /// a stream names the same few sets in event after event.
+    column_sets: HashMap<Vec<io::Member>, (PyObject, PyObject)>,
 }
 
 type SymlinkPair = (Rc<Key>, Rc<Key>, [PyObject; 2]);
@@ -203,6 +204,7 @@ impl Extractor {
             schema: item(config, "schema")?,
             sql_output_type: item(config, "sql_output_type")?,
             parse_time: item(config, "parse_time")?,
+            column_set_id: item(config, "column_set_id")?,
         };
         let rules = Rules {
             producers: item(config, "producers")?.extract(py)?,
@@ -460,21 +462,27 @@ impl Extractor {
         Ok(record)
     }
 
-    /// The tuple of `((source, target, types), ...)` for a canonical set, memoised.
-    pub fn column_set(&mut self, py: Python<'_>, members: Vec<io::Member>) -> R<PyObject> {
-        if let Some(tuple) = self.column_sets.get(&members) {
-            return Ok(tuple.clone_ref(py));
+    /// `((source, target, types), ...)` of a canonical set and its id, memoised.
+    pub fn column_set(
+        &mut self,
+        py: Python<'_>,
+        members: Vec<io::Member>,
+    ) -> R<(PyObject, PyObject)> {
+        if let Some((tuple, id)) = self.column_sets.get(&members) {
+            return Ok((tuple.clone_ref(py), id.clone_ref(py)));
         }
         let items = members
             .iter()
             .map(|(source, target, types)| (source.as_str(), target.as_str(), *types))
             .collect::<Vec<_>>();
         let tuple = PyTuple::new(py, items)?.into_any().unbind();
+        let id = self.hooks.column_set_id.call1(py, (tuple.clone_ref(py),))?;
         if self.column_sets.len() >= MEMO_ENTRIES {
             self.column_sets.clear();
         }
-        self.column_sets.insert(members, tuple.clone_ref(py));
-        Ok(tuple)
+        let held = (tuple.clone_ref(py), id.clone_ref(py));
+        self.column_sets.insert(members, held);
+        Ok((tuple, id))
     }
 
     /// `_dataset(namespace, name, format)` of datasets.py: (location, record, key),

@@ -607,6 +607,7 @@ impl Merger {
             at!(a, "source")?,
             at!(a, "target")?,
             at!(a, "columns")?,
+            at!(a, "columns_id")?,
             pair!(max, a, b, "event_time")?,
         ];
         make(&self.column_lineage, py, record)

@@ -14,7 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from consumer.write.column_sets import column_set_id
+from consumer.extract.columns import column_set_id
 from migrations.filters import include_object
 from shared.migrate import alembic_config
 from shared.models import Base

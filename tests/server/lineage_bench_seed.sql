@@ -104,13 +104,13 @@ SELECT r.created_at, r.id, io.dataset_id, r.id, r.job_id, 1 + io.dataset_id % 20
        900 + r.k, 90000 + r.k, 1 + r.k % 3, r.created_at + interval '10 minutes', 8
 FROM bench_run AS r JOIN bench_io AS io ON io.job_id = r.job_id AND io.direction = 1;
 
--- One column set, c1 -> c1 DIRECT; its id is its digest (consumer/write/column_sets.py).
+-- One column set, c1 -> c1 DIRECT; its id is its digest (consumer/extract/columns.py).
 INSERT INTO column_set (id, source_columns, target_columns, types)
-VALUES (md5('2:c1 2:c1 1;')::uuid, '{c1}', '{c1}', '{1}');
+SELECT encode(substring(sha256('2:c1 2:c1 1;') FROM 1 FOR 16), 'hex')::uuid, '{c1}', '{c1}', '{1}';
 
 INSERT INTO column_lineage (created_at, operation_id, source_dataset_id, target_dataset_id,
                             column_set_id, run_id, job_id, last_event_time)
-SELECT o.created_at, o.operation_id, i.dataset_id, o.dataset_id, md5('2:c1 2:c1 1;')::uuid,
+SELECT o.created_at, o.operation_id, i.dataset_id, o.dataset_id, (SELECT id FROM column_set),
        o.run_id, o.job_id, o.last_event_time
 FROM output AS o
 JOIN input AS i ON i.operation_id = o.operation_id AND i.created_at = o.created_at
