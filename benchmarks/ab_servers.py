@@ -3,7 +3,7 @@ request by request: an A/B of two checkouts' read paths through HTTP on one drif
 
     .venv/bin/python -m benchmarks.ab_servers --baseline /tmp/tl-base \\
         --database bench_threadline_1m --depth 5 --passes 3 \\
-        JOB:RUN:DOWNSTREAM JOB:RUN:BOTH DATASET:DATASET:BOTH [--out FILE]
+        JOB:RUN:DOWNSTREAM JOB:RUN:BOTH DATASET:DATASET:BOTH [--out FILE] [--column-lineage]
 
 Each case is START_KIND:GRANULARITY:DIRECTION over the API harness's 30 start nodes (seed 7,
 `api.start_nodes`), all history (`api.SINCE`), the servers' default node cap. Per pass every
@@ -14,6 +14,9 @@ this VM's speed drifts by 20-30% within minutes. `--baseline` is another checkou
 "How to rerun" for a checkout whose native module differs). `--baseline-database` has the
 baseline server read another database instead, a copy of `--database` with another schema
 (the same ids: the start nodes are looked up in `--database`); either or both may be given.
+`--column-lineage` asks both for column lineage too. Each case also counts the first pass's
+requests whose bodies differ between the two servers (`bodies_differ`): a change that must
+keep the answers (a new schema, a new read path) is checked on the same requests.
 """
 
 import argparse
@@ -30,14 +33,25 @@ from benchmarks import api, env
 
 
 async def _case(
-    clients: dict[str, httpx.AsyncClient], database: str, case: str, depth: int, passes: int
+    clients: dict[str, httpx.AsyncClient],
+    database: str,
+    case: str,
+    depth: int,
+    passes: int,
+    *,
+    columns: bool,
 ) -> dict[str, Any]:
     kind, granularity, direction = case.split(":")
     keys = await api.start_nodes(database, 30, 7, kind)
     ids = await api.ids_for("threadline", database, keys, kind)
     requests = [
         api.lineage_request(
-            "threadline", node, (depth, granularity, api.SINCE), kind, direction=direction
+            "threadline",
+            node,
+            (depth, granularity, api.SINCE),
+            kind,
+            direction=direction,
+            columns=columns,
         )
         for node in ids
     ]
@@ -48,16 +62,24 @@ async def _case(
     gc.freeze()  # the harness's own objects out of the collector's way (api.py, eighteenth set)
     latencies: dict[str, list[float]] = {name: [] for name in clients}
     order = list(clients)
+    differ = 0  # requests whose bodies differ between the servers (first pass)
     for done in range(passes):
         for path, params in requests:
+            bodies = []
             for name in order if done % 2 else reversed(order):
                 began = time.perf_counter()
                 response = await clients[name].get(path, params=params)
                 response.raise_for_status()
-                response.json()
+                bodies.append(response.json())
                 latencies[name].append((time.perf_counter() - began) * 1000)
+            differ += done == 0 and bodies[0] != bodies[1]
     gc.unfreeze()
-    result: dict[str, Any] = {"case": case, "depth": depth, "requests": len(requests) * passes}
+    result: dict[str, Any] = {
+        "case": case,
+        "depth": depth,
+        "requests": len(requests) * passes,
+        "bodies_differ": differ,
+    }
     for name, values in latencies.items():
         result[name] = {
             "p50_ms": round(api.percentile(values, 50), 1),
@@ -84,12 +106,21 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
         }
         results = []
         for case in args.cases:
-            results.append(await _case(clients, args.database, case, args.depth, args.passes))
+            results.append(
+                await _case(
+                    clients,
+                    args.database,
+                    case,
+                    args.depth,
+                    args.passes,
+                    columns=args.column_lineage,
+                )
+            )
             got = results[-1]
             sys.stderr.write(
                 f"{case} depth {args.depth}: p50 / p95 baseline {got['baseline']['p50_ms']} /"
                 f" {got['baseline']['p95_ms']} ms, this {got['this']['p50_ms']} /"
-                f" {got['this']['p95_ms']} ms\n"
+                f" {got['this']['p95_ms']} ms; bodies differ {got['bodies_differ']}\n"
             )
         for client in clients.values():
             await client.aclose()
@@ -109,6 +140,9 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--column-lineage", action="store_true", help="ask both for column lineage too"
+    )
     parser.add_argument("cases", nargs="+", help="START_KIND:GRANULARITY:DIRECTION")
     args = parser.parse_args()
     if args.baseline is None and args.baseline_database is None:
@@ -119,6 +153,7 @@ def main() -> None:
         "baseline": str(args.baseline or "this checkout"),
         "baseline_database": args.baseline_database or args.database,
         "passes": args.passes,
+        "column_lineage": args.column_lineage,
         "cases": results,
     }
     env.emit(document, args.out)

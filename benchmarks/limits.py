@@ -39,6 +39,7 @@ TABLES = (
     "job",
     "user_account",
     "schema",
+    "column_set",
     "run",
     "operation",
     "input",

@@ -1,10 +1,9 @@
 """Dimension rows (locations, datasets, jobs, users, schemas): natural keys -> ids, in bulk.
 
-Column sets, keyed by their digest, are cached here too (`consumer.write.column_sets`).
-
 Ids are cached across batches (`IdCache`); only keys never seen by this
 process reach the database. Inserts use ON CONFLICT DO NOTHING and a second
 SELECT for rows another worker created, so existing rows are never locked.
+The ids of the column sets stored are cached here too (`consumer.write.column_sets`).
 """
 
 from collections.abc import Sequence
