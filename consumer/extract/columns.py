@@ -3,7 +3,6 @@
 import hashlib
 from collections.abc import Iterator, Mapping
 from datetime import datetime
-from functools import lru_cache
 from uuid import UUID
 
 from consumer.extract.datasets import dataset_key
@@ -86,7 +85,6 @@ def column_set(members: Mapping[tuple[str, str], int]) -> ColumnSet:
     return tuple((source, target, types) for (source, target), types in sorted(members.items()))
 
 
-@lru_cache(maxsize=16384)  # a stream names the same few sets in event after event
 def column_set_id(columns: ColumnSet) -> UUID:
     """The set's id: SHA-256 of `len:source len:target types;` per member, in the set's
     order, cut to 128 bits. Each name is written with its length, so no column name can

@@ -38,6 +38,7 @@ use std::rc::Rc;
 /// Memo sizes: past these the memo is emptied (a stream's names come straight back).
 const MEMO_ENTRIES: usize = 16_384;
 const SCHEMA_MEMO_BYTES: usize = 4 << 20;
+const COLUMN_SET_MEMO_BYTES: usize = 4 << 20;
 
 /// A location as `job_location` / `dataset_location` give it, with its key parts.
 pub struct Location {
@@ -154,6 +155,8 @@ pub struct Extractor {
     /// Column sets met -> their tuple and id (`columns.column_set_id`, asked once per set):
     /// a stream names the same few sets in event after event.
     column_sets: HashMap<Vec<io::Member>, (PyObject, PyObject)>,
+    /// The column names' bytes the memo holds: sets of wide tables are large.
+    column_set_bytes: usize,
 }
 
 type SymlinkPair = (Rc<Key>, Rc<Key>, [PyObject; 2]);
@@ -229,6 +232,7 @@ impl Extractor {
             sql_types: HashMap::new(),
             links: HashMap::new(),
             column_sets: HashMap::new(),
+            column_set_bytes: 0,
         })
     }
 
@@ -477,9 +481,14 @@ impl Extractor {
             .collect::<Vec<_>>();
         let tuple = PyTuple::new(py, items)?.into_any().unbind();
         let id = self.hooks.column_set_id.call1(py, (tuple.clone_ref(py),))?;
-        if self.column_sets.len() >= MEMO_ENTRIES {
+        let bytes: usize = members.iter().map(|(s, t, _)| s.len() + t.len() + 8).sum();
+        if self.column_sets.len() >= MEMO_ENTRIES
+            || self.column_set_bytes + bytes > COLUMN_SET_MEMO_BYTES
+        {
             self.column_sets.clear();
+            self.column_set_bytes = 0;
         }
+        self.column_set_bytes += bytes;
         let held = (tuple.clone_ref(py), id.clone_ref(py));
         self.column_sets.insert(members, held);
         Ok((tuple, id))

@@ -344,6 +344,36 @@ def test_a_job_named_alike_is_one_record(native: NativeExtract) -> None:
     assert a.jobs == cast(Extracted, python_path(payload)).jobs
 
 
+def _with_wide_column_lineage(payload: bytes, number: int) -> bytes:
+    """The event with its first output's column lineage replaced by a wide facet: 1,000
+    long target column names from two source datasets, duplicates and non-ASCII among them."""
+    doc = orjson.loads(payload)
+    sources = [("hdfs://nn1:8020", "/warehouse/a"), ("hive://metastore:9083", "db.b")]
+    fields = {
+        f"col_{number}_{i}_\u00e9_" + "x" * 200: {
+            "inputFields": [
+                {"namespace": ns, "name": name, "field": f"src_{i % 97}",
+                 "transformations": [{"type": "DIRECT" if i % 3 else "INDIRECT"}]}
+                for ns, name in sources
+            ] * (1 + i % 2)  # every other field names its sources twice
+        }
+        for i in range(1000)
+    }  # fmt: skip
+    doc["outputs"][0].setdefault("facets", {})["columnLineage"] = {"fields": fields}
+    return orjson.dumps(doc)
+
+
+def test_wide_column_sets_read_alike(native: NativeExtract) -> None:
+    """Sets of a thousand members, 24 distinct ones: more than the native memo holds (4 MB
+    of names), so it is emptied and refilled on the way; every event reads alike."""
+    payload = next(p for p in _stream(50, seed=5, run_ids="v7") if orjson.loads(p)["outputs"])
+    for number in range(24):
+        wide = _with_wide_column_lineage(payload, number)
+        assert assert_same(native, wide)
+    fast = cast(Extracted, native(wide, DEFAULT_MAX_EVENT_BYTES))
+    assert sorted(len(r.columns) for r in fast.column_lineage)[-2:] == [1000, 1000]
+
+
 async def test_pipeline_merges_in_python_when_the_native_merge_fails() -> None:
     def broken(parts: list[Extracted]) -> Extracted:
         raise RuntimeError("native merge panicked")
