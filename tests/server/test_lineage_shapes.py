@@ -217,6 +217,23 @@ def _columns(body: dict[str, Any], world: LineageWorld, key: str) -> set[tuple[s
     return set(_column_times(body, world, key))
 
 
+async def _downstream_columns(
+    client: httpx.AsyncClient, dataset_id: int, granularity: str
+) -> dict[str, Any]:
+    """The graph downstream of a dataset at depth 2 (dataset -> process -> dataset), with
+    column lineage."""
+    params: dict[str, Any] = {
+        "start_node_type": "DATASET",
+        "start_node_id": dataset_id,
+        "direction": "DOWNSTREAM",
+        "depth": 2,
+        "granularity": granularity,
+        "include_column_lineage": "true",
+    }
+    body: dict[str, Any] = (await client.get("/v1/lineage", params=params)).json()
+    return body
+
+
 @pytest.mark.parametrize("granularity", ["OPERATION", "RUN", "JOB", "DATASET"])
 async def test_column_lineage_on_request(
     lineage_client: httpx.AsyncClient, lineage_world: LineageWorld, granularity: str
@@ -269,15 +286,7 @@ async def test_column_lineage_unions_its_processes(
 ) -> None:
     """A column pair two runs wrote, once as DIRECT and once as INDIRECT, is one field per
     kind with the latest time of the runs that wrote it as that kind or another."""
-    params: dict[str, Any] = {
-        "start_node_type": "DATASET",
-        "start_node_id": columns_world.datasets[COLU_SRC],
-        "direction": "DOWNSTREAM",
-        "depth": 2,  # dataset -> process -> dataset
-        "granularity": granularity,
-        "include_column_lineage": "true",
-    }
-    body = (await lineage_client.get("/v1/lineage", params=params)).json()
+    body = await _downstream_columns(lineage_client, columns_world.datasets[COLU_SRC], granularity)
     later = iso(COLU_AT[1])
     assert _column_times(body, columns_world, "direct_column_lineage") == {
         (COLU_SRC, COLU_DST, "v", "n"): later,
@@ -294,15 +303,7 @@ async def test_column_sets_of_one_operation_are_unioned(
 ) -> None:
     """Two events of one operation naming different column sets: the pair both name is
     one field per kind with the later time, the pair only the first names keeps its time."""
-    params: dict[str, Any] = {
-        "start_node_type": "DATASET",
-        "start_node_id": columns_world.datasets[COLS_SRC],
-        "direction": "DOWNSTREAM",
-        "depth": 2,
-        "granularity": granularity,
-        "include_column_lineage": "true",
-    }
-    body = (await lineage_client.get("/v1/lineage", params=params)).json()
+    body = await _downstream_columns(lineage_client, columns_world.datasets[COLS_SRC], granularity)
     first, later = (iso(at) for at in COLS_AT)
     assert _column_times(body, columns_world, "direct_column_lineage") == {
         (COLS_SRC, COLS_DST, "v", "n"): later,
