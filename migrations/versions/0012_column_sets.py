@@ -82,14 +82,17 @@ FROM column_groups;
 """
 
 _EDGE = "created_at, operation_id, source_dataset_id, source_column, target_dataset_id, target_column"
+# Each edge takes the run and job of its latest row (`row_time`: in ORDER BY, a bare
+# `last_event_time` would name the output column, the edge's greatest time, and every row
+# would tie on it).
 DOWNGRADE = f"""
 CREATE TEMPORARY TABLE column_edges ON COMMIT DROP AS
 SELECT DISTINCT ON ({_EDGE}) {_EDGE}, run_id, job_id,
-       bit_or(types) OVER edge AS types, max(last_event_time) OVER edge AS last_event_time
+       bit_or(types) OVER edge AS types, max(row_time) OVER edge AS last_event_time
 FROM (
   SELECT c.created_at, c.operation_id, c.source_dataset_id, m.source_column,
          c.target_dataset_id, m.target_column, c.run_id, c.job_id, m.types,
-         c.last_event_time, l.type AS location_type, l.name AS location_name,
+         c.last_event_time AS row_time, l.type AS location_type, l.name AS location_name,
          j.name AS job_name
   FROM column_lineage c
   JOIN column_set s ON s.id = c.column_set_id
@@ -99,7 +102,7 @@ FROM (
   LEFT JOIN location l ON l.id = j.location_id
 ) AS e
 WINDOW edge AS (PARTITION BY {_EDGE})
-ORDER BY {_EDGE}, last_event_time DESC, run_id DESC, location_type COLLATE "C" DESC,
+ORDER BY {_EDGE}, row_time DESC, run_id DESC, location_type COLLATE "C" DESC,
          location_name COLLATE "C" DESC, job_name COLLATE "C" DESC;
 TRUNCATE column_lineage;
 ALTER TABLE column_lineage DROP CONSTRAINT pk_column_lineage;

@@ -222,9 +222,35 @@ def test_column_edges_become_sets_and_back(scratch_url: str) -> None:
         column_set_id(members): members for members in expected
     }
 
+    # An edge two sets hold, the later set's run the smaller id: the downgrade gives it
+    # both sets' types, the later time and the later row's run.
+    late, early = (((("a", "x", 2), ("d", "w", 1))), ((("a", "x", 1),)))
+    o3, insert_set = uuid.UUID(int=3), "INSERT INTO column_set VALUES (:i, :s, :t, :k)"
+    insert_row = (
+        "INSERT INTO column_lineage (created_at, operation_id, source_dataset_id,"
+        " target_dataset_id, column_set_id, run_id, job_id, last_event_time)"
+        " VALUES (:t0, :o, 1, 2, :i, :r, 7, :t)"
+    )
+    _sql(
+        scratch_url,
+        [
+            (insert_set, {"i": column_set_id(m), "s": [e[0] for e in m], "t": [e[1] for e in m],
+                    "k": [e[2] for e in m]})
+            for m in (late, early)
+        ]
+        + [
+            (insert_row, {"t0": t1, "o": o3, "i": column_set_id(late), "r": r1, "t": t2}),
+            (insert_row, {"t0": t1, "o": o3, "i": column_set_id(early), "r": r3, "t": t1}),
+        ],
+    )  # fmt: skip
+
     command.downgrade(config, "0011")
     [after] = _sql(scratch_url, [(_EDGES, {})])
-    assert after == before
+    assert after == [
+        *before,
+        (str(o3), 1, "a", 2, "x", str(r1), 7, 3, t2),
+        (str(o3), 1, "d", 2, "w", str(r1), 7, 1, t2),
+    ]
 
     command.upgrade(config, "head")
     _sql(scratch_url, [("DELETE FROM column_lineage", {}), ("DELETE FROM column_set", {})])
