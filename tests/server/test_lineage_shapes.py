@@ -218,10 +218,10 @@ def _columns(body: dict[str, Any], world: LineageWorld, key: str) -> set[tuple[s
 
 
 async def _downstream_columns(
-    client: httpx.AsyncClient, dataset_id: int, granularity: str
+    client: httpx.AsyncClient, dataset_id: int, granularity: str, since: str | None = None
 ) -> dict[str, Any]:
     """The graph downstream of a dataset at depth 2 (dataset -> process -> dataset), with
-    column lineage."""
+    column lineage, over all history or `since` a time."""
     params: dict[str, Any] = {
         "start_node_type": "DATASET",
         "start_node_id": dataset_id,
@@ -229,6 +229,7 @@ async def _downstream_columns(
         "depth": 2,
         "granularity": granularity,
         "include_column_lineage": "true",
+        **({"since": since} if since else {}),
     }
     body: dict[str, Any] = (await client.get("/v1/lineage", params=params)).json()
     return body
@@ -312,6 +313,22 @@ async def test_column_sets_of_one_operation_are_unioned(
     assert _column_times(body, columns_world, "indirect_column_lineage") == {
         (COLS_SRC, COLS_DST, "v", "n"): later,
     }
+
+
+@pytest.mark.parametrize("granularity", ["OPERATION", "RUN", "JOB", "DATASET"])
+async def test_column_sets_of_one_operation_in_a_window(
+    lineage_client: httpx.AsyncClient, columns_world: LineageWorld, granularity: str
+) -> None:
+    """A window that starts between the operation's two events: the pair the later event
+    names keeps the kinds of both (the operation named it within the window); the pair only
+    the earlier event names is outside it."""
+    since = iso(COLS_AT[0] + (COLS_AT[1] - COLS_AT[0]) / 2)
+    body = await _downstream_columns(
+        lineage_client, columns_world.datasets[COLS_SRC], granularity, since=since
+    )
+    later = iso(COLS_AT[1])
+    for key in ("direct_column_lineage", "indirect_column_lineage"):
+        assert _column_times(body, columns_world, key) == {(COLS_SRC, COLS_DST, "v", "n"): later}
 
 
 async def test_operation_column_edges_union_its_sets(
