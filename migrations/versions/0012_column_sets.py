@@ -16,7 +16,9 @@ Sets are made per event, so the rows do not depend on which events shared a batc
 two sets hold is read as one edge: types OR-ed, latest time kept. A row's run and job are
 those of the latest event that named its set (before: of the latest event that named the
 edge), so when the events of one operation disagree about its run, an edge can show under
-each of the runs whose events named it.
+each of the runs whose events named it. A set's row keeps the time of the latest event
+that named it, so under a time window an edge carries the kinds of the sets named within
+the window; before, an edge named within it carried every kind its operation gave it.
 
 The upgrade regroups the stored edges into one set per (operation, source, target, run,
 job, last event time), which keeps every edge's types, times and owner as they were. The

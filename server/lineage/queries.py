@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from server.lineage.model import MIN_TIME, NodeId, NodeKind, TimeWindow
+from server.lineage.model import NodeId, NodeKind, TimeWindow
 from server.lineage.node_queries import symlink_closure_ctes
 from server.lineage.sql import Connection, Record, Statement, fetch
 
@@ -280,16 +280,14 @@ def _split(rows: list[Record]) -> LevelRows:
 # process (one per operation that wrote a pair was ~17x as many on the 40k benchmark
 # database). The process check stays in Python: done in SQL with the graph's pairs as
 # unnest()ed arrays, the generic plan, guessing ten pairs, chose a nested loop over ~5,000
-# on the analysed 1M database (0.85 s p50; benchmarks/README.md, twentieth set).
-#
-# A row holds one column set (migration 0012), and an edge that several sets hold is one
-# row here: its types OR-ed, its latest time kept. An operation's edge is in the window if
-# the operation named it within it (its latest time >= since), and then carries every kind
-# the operation gave it, as when each (operation, edge) was one stored row. Over all
-# history every row passes, so the rows are first reduced to one per (pair, process, set)
-# and only those sets are expanded: expanding every row took twice as long for a depth-3
-# JOB graph on 1M events (48 vs 24 ms; 17,715 rows, 45,784 members, 106 edges). Under a
-# window start the sets are expanded per operation, which keeps an edge's kinds exact.
+# on the analysed 1M database (0.85 s p50; benchmarks/README.md, twentieth set). A row
+# holds one column set (migration 0012) with the time of the latest event that named it:
+# under a window, an edge carries the kinds of the sets named within it (not those only
+# named before its start). The rows are first reduced to one per (pair, process, set)
+# with its latest time, and only those sets are expanded, an edge that several hold
+# becoming one row, types OR-ed and the latest time kept. Expanding every row
+# instead took twice as long for a depth-3 JOB graph on 1M events (48 vs 24 ms; 17,715
+# rows, 45,784 members, 106 edges).
 _COLUMN_LINEAGE = """
 SELECT g.source_dataset_id, g.target_dataset_id, g.process_id,
        m.source_column, m.target_column, bit_or(m.types) AS types,
@@ -299,7 +297,7 @@ FROM (
          max(last_event_time) AS last_seen_at
   FROM column_lineage
   WHERE source_dataset_id = ANY(:datasets) AND target_dataset_id = ANY(:datasets){processes}
-    AND created_at <= :until
+    AND created_at <= :until AND last_event_time >= :since
   GROUP BY source_dataset_id, target_dataset_id, {group}column_set_id
 ) AS g
 JOIN column_set s ON s.id = g.column_set_id
@@ -308,44 +306,21 @@ CROSS JOIN LATERAL unnest(s.source_columns, s.target_columns, s.types)
 GROUP BY g.source_dataset_id, g.target_dataset_id, g.process_id, m.source_column,
          m.target_column
 """
-_COLUMN_LINEAGE_SINCE = """
-SELECT e.source_dataset_id, e.target_dataset_id, e.process_id, e.source_column,
-       e.target_column, bit_or(e.types) AS types, max(e.last_seen_at) AS last_seen_at
-FROM (
-  SELECT c.source_dataset_id, c.target_dataset_id, {process} AS process_id,
-         m.source_column, m.target_column, bit_or(m.types) AS types,
-         max(c.last_event_time) AS last_seen_at
-  FROM column_lineage c
-  JOIN column_set s ON s.id = c.column_set_id
-  CROSS JOIN LATERAL unnest(s.source_columns, s.target_columns, s.types)
-    AS m(source_column, target_column, types)
-  WHERE c.source_dataset_id = ANY(:datasets) AND c.target_dataset_id = ANY(:datasets)
-    {processes} AND c.created_at <= :until
-  GROUP BY c.operation_id, c.source_dataset_id, c.target_dataset_id, {group}m.source_column,
-           m.target_column
-  HAVING max(c.last_event_time) >= :since
-) AS e
-GROUP BY e.source_dataset_id, e.target_dataset_id, e.process_id, e.source_column,
-         e.target_column
-"""
 
 
 @cache
-def column_lineage_statement(process_column: str | None, *, since: bool = False) -> Statement:
+def column_lineage_statement(process_column: str | None) -> Statement:
     """Column lineage between graph datasets: per process of `process_column` and through
-    the graph's processes, or over every process (None: process_id is NULL); `since`: the
-    statement for a window with a start (all history without)."""
-    template = _COLUMN_LINEAGE_SINCE if since else _COLUMN_LINEAGE
-    column = "c." if since else ""  # the column-lineage table's alias in the template
+    the graph's processes, or over every process (None: process_id is NULL)."""
     if process_column is None:
-        sql = template.format(process="NULL::bigint", processes="", group="")
+        sql = _COLUMN_LINEAGE.format(process="NULL::bigint", processes="", group="")
         return Statement.named(sql)
     if process_column not in PROCESS_COLUMNS:
         raise ValueError(f"not a process column: {process_column}")
-    sql = template.format(
-        process=f"{column}{process_column}",
-        processes=f" AND {column}{process_column} = ANY(:processes)",
-        group=f"{column}{process_column}, ",
+    sql = _COLUMN_LINEAGE.format(
+        process=process_column,
+        processes=f" AND {process_column} = ANY(:processes)",
+        group=f"{process_column}, ",
     )
     return Statement.named(sql)
 
@@ -362,11 +337,8 @@ async def list_column_lineage(
     or, with `process_column` None, aggregated over every process (DATASET graphs)."""
     if (process_column is None) != (processes is None):
         raise ValueError("processes go with a process column, and only with one")
-    since = window.since > MIN_TIME
-    stmt = column_lineage_statement(process_column, since=since)
-    params: dict[str, Any] = {"datasets": datasets, "until": window.until}
-    if since:
-        params["since"] = window.since
+    stmt = column_lineage_statement(process_column)
+    params: dict[str, Any] = {"datasets": datasets, "since": window.since, "until": window.until}
     if processes is not None:
         params["processes"] = processes
     return await fetch(conn, stmt, **params)

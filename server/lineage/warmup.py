@@ -47,11 +47,8 @@ def lineage_statements() -> list[Statement]:
                 queries.io_level_statement(io_parts(kind, process, directions))
                 for kind in _PROCESSES
             )
-    for since in (False, True):
-        found += (
-            queries.column_lineage_statement(PROCESS_COLUMN[p], since=since) for p in _PROCESSES
-        )
-        found.append(queries.column_lineage_statement(None, since=since))
+    found += (queries.column_lineage_statement(PROCESS_COLUMN[p]) for p in _PROCESSES)
+    found.append(queries.column_lineage_statement(None))
     found += node_queries.STATEMENTS
     return list(dict.fromkeys(found))
 
