@@ -72,7 +72,8 @@ async def _case(
                 response.raise_for_status()
                 bodies.append(response.json())
                 latencies[name].append((time.perf_counter() - began) * 1000)
-            differ += done == 0 and bodies[0] != bodies[1]
+            if done == 0 and bodies[0] != bodies[1]:
+                differ += 1
     gc.unfreeze()
     result: dict[str, Any] = {
         "case": case,

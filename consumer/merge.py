@@ -16,8 +16,8 @@ order, any duplication and any split into batches give the same rows.
   and the set is part of the key: an event naming other columns adds a set of its
   own (the reads take the union), so no set changes once made;
 - counters (rows, bytes, files) take the maximum; output kinds are bit sets,
-  unioned; an operation's position takes the least (the
-  first Spark job of a SQL execution); checkpoint snapshots take the greatest;
+  unioned; an operation's position takes the least (the first Spark job of a SQL
+  execution); checkpoint snapshots take the greatest;
 - descriptive fields (a run's job, parent, root, user, reasons, external id,
   attempt and log URLs; an operation's run, name, type, group, description,
   SQL and reason; an input's/output's schema) take the latest non-null value:

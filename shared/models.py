@@ -300,6 +300,14 @@ class ColumnSet(Base):
     types: Mapped[list[int]] = mapped_column(ARRAY(Integer))
 
 
+def expand_column_sets(row: str) -> str:
+    """FROM items joining the column-lineage rows aliased `row` to their sets (`s`), one
+    row of `m` (source_column, target_column, types) per member: how the reads expand sets."""
+    return f"""JOIN column_set s ON s.id = {row}.column_set_id
+CROSS JOIN LATERAL unnest(s.source_columns, s.target_columns, s.types)
+  AS m(source_column, target_column, types)"""
+
+
 class ColumnLineage(Base):
     """An operation's column edges from one dataset to another, one row per distinct set
     its events named; an edge's types and times are those of every row holding it."""

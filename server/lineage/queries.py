@@ -13,6 +13,7 @@ from typing import Any
 from server.lineage.model import NodeId, NodeKind, TimeWindow
 from server.lineage.node_queries import symlink_closure_ctes
 from server.lineage.sql import Connection, Record, Statement, fetch
+from shared.models import expand_column_sets
 
 # The column of input/output/column_lineage naming each process level.
 PROCESS_COLUMN = {
@@ -300,9 +301,7 @@ FROM (
     AND created_at <= :until AND last_event_time >= :since
   GROUP BY source_dataset_id, target_dataset_id, {group}column_set_id
 ) AS g
-JOIN column_set s ON s.id = g.column_set_id
-CROSS JOIN LATERAL unnest(s.source_columns, s.target_columns, s.types)
-  AS m(source_column, target_column, types)
+{expand}
 GROUP BY g.source_dataset_id, g.target_dataset_id, g.process_id, m.source_column,
          m.target_column
 """
@@ -313,7 +312,9 @@ def column_lineage_statement(process_column: str | None) -> Statement:
     """Column lineage between graph datasets: per process of `process_column` and through
     the graph's processes, or over every process (None: process_id is NULL)."""
     if process_column is None:
-        sql = _COLUMN_LINEAGE.format(process="NULL::bigint", processes="", group="")
+        sql = _COLUMN_LINEAGE.format(
+            process="NULL::bigint", processes="", group="", expand=expand_column_sets("g")
+        )
         return Statement.named(sql)
     if process_column not in PROCESS_COLUMNS:
         raise ValueError(f"not a process column: {process_column}")
@@ -321,6 +322,7 @@ def column_lineage_statement(process_column: str | None) -> Statement:
         process=process_column,
         processes=f" AND {process_column} = ANY(:processes)",
         group=f"{process_column}, ",
+        expand=expand_column_sets("g"),
     )
     return Statement.named(sql)
 

@@ -9,7 +9,7 @@ from sqlalchemy import Select, literal, select, text, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.operations.schemas import OperationListQuery
-from shared.models import Input, Operation, Output
+from shared.models import Input, Operation, Output, expand_column_sets
 
 COLUMN_EDGES_LIMIT = 2000
 IO_LIMIT = 1000
@@ -111,18 +111,16 @@ async def list_operation_io(
 
 # An operation's column edges: its column sets expanded, an edge that two sets hold once
 # with their types OR-ed.
-_COLUMN_EDGES = text("""
+_COLUMN_EDGES = text(f"""
 SELECT c.source_dataset_id, m.source_column, c.target_dataset_id, m.target_column,
        bit_or(m.types) AS types
 FROM column_lineage c
-JOIN column_set s ON s.id = c.column_set_id
-CROSS JOIN LATERAL unnest(s.source_columns, s.target_columns, s.types)
-  AS m(source_column, target_column, types)
+{expand_column_sets("c")}
 WHERE c.created_at = :created_at AND c.operation_id = :operation_id
 GROUP BY c.target_dataset_id, m.target_column, c.source_dataset_id, m.source_column
 ORDER BY c.target_dataset_id, m.target_column, c.source_dataset_id, m.source_column
 LIMIT :limit
-""")
+""")  # noqa: S608 - constant SQL only; every value is a bound parameter
 
 
 async def list_column_edges(session: AsyncSession, operation: OperationRow) -> list[ColumnEdgeRow]:
