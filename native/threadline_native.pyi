@@ -55,6 +55,9 @@ def fill_io_level(
 ) -> None:
     """levels.io_level's loop: the rows' edges, reached nodes, members and schemas appended."""
 
+def group_io_rows(rows: Any, merged: Any) -> list[Any]:
+    """grouping.group_io_rows: one row per (direction, dataset, process), merged(rows) for more."""
+
 def fresh_refs(refs: Any, nodes: dict[Any, None], uuid: type, key: Any) -> list[Any]:
     """Traversal.admit's new nodes: the refs not in `nodes`, once each, in `key`'s order."""
 

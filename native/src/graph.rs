@@ -12,6 +12,8 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyList, PySet, PyString, PyTuple, PyType};
 use std::cmp::Ordering;
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 
 /// A node's order: its kind's text, then its id (an integer, or a UUID as its integer).
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
@@ -333,6 +335,65 @@ pub fn fill_io_level<'py>(
         schemas.append(kept)?;
     }
     Ok(())
+}
+
+/// `grouping.group_io_rows` (`server/lineage/grouping.py`): a RUN or OPERATION level's rows,
+/// fetched one by one (thousands in a large graph), one per (direction, dataset, process) in
+/// the order of each group's first row. A group of one row is that row; a larger one (rare)
+/// is `merged(rows)`, the Python function that defines the aggregate. Directions other than
+/// "down" and "up", dataset ids that are not 64-bit integers, and two processes of one
+/// direction and dataset with equal hashes are declined: the caller then groups in Python.
+#[pyfunction]
+pub fn group_io_rows<'py>(
+    rows: &Bound<'py, PyAny>,
+    merged: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    let py = rows.py();
+    // (side, dataset id, the process's hash) -> its group's place in `groups`.
+    let mut places: HashMap<(u8, i64, isize), usize> = HashMap::new();
+    // Each group's first row, then its other rows (none, and no allocation, for most).
+    let mut groups: Vec<(Bound<'py, PyAny>, Vec<Bound<'py, PyAny>>)> = Vec::new();
+    for row in rows.try_iter()? {
+        let row = row?;
+        let side = match item(&row, 0)?
+            .downcast::<PyString>()
+            .map(|text| text.to_str())
+        {
+            Ok(Ok("down")) => 0,
+            Ok(Ok("up")) => 1,
+            _ => return Err(declined("direction")),
+        };
+        let dataset: i64 = item(&row, 1)?
+            .extract()
+            .map_err(|_| declined("dataset id"))?;
+        let process = item(&row, 2)?;
+        match places.entry((side, dataset, process.hash()?)) {
+            Entry::Occupied(place) => {
+                let (first, more) = &mut groups[*place.get()];
+                if !item(first, 2)?.eq(&process)? {
+                    return Err(declined("process hash"));
+                }
+                more.push(row);
+            }
+            Entry::Vacant(place) => {
+                place.insert(groups.len());
+                groups.push((row, Vec::new()));
+            }
+        }
+    }
+    let found = PyList::empty(py);
+    for (first, more) in groups {
+        if more.is_empty() {
+            found.append(first)?;
+        } else {
+            let group = PyList::new(py, [first])?;
+            for row in more {
+                group.append(row)?;
+            }
+            found.append(merged.call1((group,))?)?;
+        }
+    }
+    Ok(found)
 }
 
 /// `by_direction[direction]` (a defaultdict makes the list), looked up once per direction.

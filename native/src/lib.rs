@@ -662,6 +662,7 @@ fn threadline_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(graph::order_relations, m)?)?;
     m.add_function(wrap_pyfunction!(graph::add_relations, m)?)?;
     m.add_function(wrap_pyfunction!(graph::fill_io_level, m)?)?;
+    m.add_function(wrap_pyfunction!(graph::group_io_rows, m)?)?;
     m.add_function(wrap_pyfunction!(graph::fresh_refs, m)?)?;
     m.add_function(wrap_pyfunction!(graph::parent_relations, m)?)?;
     m.add(

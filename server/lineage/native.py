@@ -84,6 +84,7 @@ RelationOrder = Callable[[list[Any], Collection[Any]], list[Any]]
 AddRelations = Callable[[list[Any], dict[Any, None], dict[Any, Any]], None]
 FreshRefs = Callable[[Iterable[Any], dict[Any, None]], list[Any]]
 ParentsOf = Callable[[LineageGraph, Collection[NodeRef]], list[ParentRelation]]
+GroupRows = Callable[[Sequence[Any]], list[Any]]
 
 
 class FillIOLevel(Protocol):
@@ -148,6 +149,20 @@ def io_level_filler() -> FillIOLevel | None:
         fill_rows(rows, parts, from_datasets, finer, refs)
 
     return fill
+
+
+def io_row_grouper(merged: Callable[[list[Any]], Any]) -> GroupRows | None:
+    """`group(rows)`: `grouping.group_io_rows`'s grouping of a level's rows, `merged(rows)`
+    making a group of several; None without the module."""
+    group_rows = _function("group_io_rows")
+    if group_rows is None:
+        return None
+
+    def group(rows: Sequence[Any]) -> list[Any]:
+        found: list[Any] = group_rows(rows, merged)
+        return found
+
+    return group
 
 
 def fresh_refs() -> FreshRefs | None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from server.lineage.grouping import group_io_rows
 from server.lineage.model import NodeId, NodeKind, TimeWindow
 from server.lineage.node_queries import symlink_closure_ctes
 from server.lineage.sql import Connection, Record, Statement, fetch
@@ -75,19 +76,40 @@ FROM ({aggregate}) AS g
 """
 
 
-def _io_select(part: IOPart, frontier: str) -> str:
+# The same side's rows one by one, in the aggregate's columns, for the granularities whose
+# groups are nearly all of one row: an operation has one row per dataset (the primary key),
+# a run one per operation that read or wrote it. `grouping.group_io_rows` then groups them
+# as the aggregate does. On the 1M-event benchmark database PostgreSQL's grouping of such a
+# level cost more than its index scans: a capped depth-5 RUN graph's three levels took
+# 6.8 / 28.2 / 13.9 ms aggregated and 4.2 / 20.9 / 6.6 ms row by row (the same groups;
+# benchmarks/README.md, twenty-ninth set).
+_IO_ROWS = """
+SELECT '{dir}' AS dir, dataset_id, {group} AS process_id, num_rows, num_bytes, num_files,
+       {types} AS types, created_at AS first_seen_at, last_event_time AS last_seen_at, schema_id
+FROM {table}
+WHERE {where} = ANY({frontier}) AND created_at <= :until AND last_event_time >= :since
+"""
+# The process columns whose levels come row by row (`list_io_level`): a job's groups hold
+# a row per run, hundreds, and stay aggregated in SQL.
+ROW_BY_ROW = frozenset({PROCESS_COLUMN[NodeKind.OPERATION], PROCESS_COLUMN[NodeKind.RUN]})
+
+
+def _io_select(part: IOPart, frontier: str, *, grouped: bool) -> str:
     if part.table not in ("input", "output"):
         raise ValueError(f"not a lineage table: {part}")
     if part.where not in PROCESS_COLUMNS | {"dataset_id"} or part.group not in PROCESS_COLUMNS:
         raise ValueError(f"not a lineage column: {part}")
     if part.direction not in (DOWN, UP):
         raise ValueError(f"not a direction: {part}")
+    if not grouped and part.group not in ROW_BY_ROW:
+        raise ValueError(f"not a row-by-row level: {part}")
     probed = part.group == PROCESS_COLUMN[NodeKind.JOB]
-    aggregate = _IO_AGGREGATE.format(
+    types = ("bit_or(types)" if grouped else "types") if part.table == "output" else "NULL::integer"
+    aggregate = (_IO_AGGREGATE if grouped else _IO_ROWS).format(
         dir=part.direction,
         frontier=frontier,
         group=part.group,
-        types="bit_or(types)" if part.table == "output" else "NULL::integer",
+        types=types,
         schema=_SCHEMA_BY_PROBE if probed else _SCHEMA_BY_MAX,
         table=part.table,
         where=part.where,
@@ -168,13 +190,18 @@ def _with_symlinks(level: str, reached: str | None, *, from_start: bool) -> Stat
 
 
 @cache
-def io_level_statement(parts: tuple[IOPart, ...], *, from_start: bool = False) -> Statement:
+def io_level_statement(
+    parts: tuple[IOPart, ...], *, from_start: bool = False, grouped: bool = True
+) -> Statement:
     """Inputs/outputs of a frontier aggregated per (dataset, process); one part per direction.
 
     From processes, the level reaches datasets: their symlinks come with it. `from_start`:
-    the frontier is the symlink closure of the `start` datasets, which comes with it."""
+    the frontier is the symlink closure of the `start` datasets, which comes with it. Not
+    `grouped`: the rows one by one (`ROW_BY_ROW` processes only)."""
     # No ORDER BY: the service orders what it keeps; the LIMIT only bounds a runaway level.
-    selects = (_io_select(p, _frontier(p.direction, from_start=from_start)) for p in parts)
+    selects = (
+        _io_select(p, _frontier(p.direction, from_start=from_start), grouped=grouped) for p in parts
+    )
     level = " UNION ALL ".join(selects)
     reaches_datasets = not all(p.where == "dataset_id" for p in parts)
     return _with_symlinks(level, "dataset_id" if reaches_datasets else None, from_start=from_start)
@@ -247,10 +274,23 @@ async def list_io_level(
     row_limit: int,
     start: list[int] | None = None,
 ) -> LevelRows:
-    """One I/O level; with `start` (dataset ids), of their symlink closure instead of
-    `frontier`, the closure's symlinks with it."""
-    stmt = io_level_statement(parts, from_start=start is not None)
-    return _split(await fetch(conn, stmt, **_level_params(frontier, window, row_limit, start)))
+    """One I/O level, at most `row_limit` rows aggregated per (dataset, process); with
+    `start` (dataset ids), of their symlink closure instead of `frontier`, the closure's
+    symlinks with it.
+
+    A RUN or OPERATION level comes row by row and is grouped here. Fewer rows than the limit
+    are all of the level's rows, so their groups are exactly the aggregate's; a level that
+    reaches the limit is asked for again aggregated, the limit then cutting groups as it
+    always has."""
+    params = _level_params(frontier, window, row_limit, start)
+    from_start = start is not None
+    if all(p.group in ROW_BY_ROW for p in parts):
+        stmt = io_level_statement(parts, from_start=from_start, grouped=False)
+        found = _split(await fetch(conn, stmt, **params))
+        if len(found.rows) < row_limit:
+            return LevelRows(group_io_rows(found.rows), found.symlinks)
+    stmt = io_level_statement(parts, from_start=from_start)
+    return _split(await fetch(conn, stmt, **params))
 
 
 async def list_dataset_level(

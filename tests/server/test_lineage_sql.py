@@ -36,9 +36,10 @@ def _all_statements() -> list[Statement]:
         for where in ("dataset_id", "run_id")
     ]
     found = [
-        queries.io_level_statement((part,), from_start=from_start)
+        queries.io_level_statement((part,), from_start=from_start, grouped=grouped)
         for part in io_parts
         for from_start in (False, True)
+        for grouped in (True, False)
         if part.where == "dataset_id" or not from_start
     ]
     found += [queries.dataset_level_statement((DOWN, UP), from_start=f) for f in (False, True)]
