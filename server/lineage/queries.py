@@ -79,8 +79,8 @@ FROM ({aggregate}) AS g
 # The same side's rows one by one, in the aggregate's columns, for the granularities whose
 # groups are nearly all of one row: an operation has one row per dataset (the primary key),
 # a run one per operation that read or wrote it. `grouping.group_io_rows` then groups them
-# as the aggregate does. On the 1M-event benchmark database PostgreSQL's grouping of such a
-# level cost more than its index scans: a capped depth-5 RUN graph's three levels took
+# as the aggregate does. On the 1M-event benchmark database PostgreSQL's grouping was a
+# quarter to a half of such a level's time: a capped depth-5 RUN graph's three levels took
 # 6.8 / 28.2 / 13.9 ms aggregated and 4.2 / 20.9 / 6.6 ms row by row (the same groups;
 # benchmarks/README.md, twenty-ninth set).
 _IO_ROWS = """
