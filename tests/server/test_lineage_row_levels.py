@@ -4,6 +4,7 @@ aggregated in SQL as before."""
 
 from collections.abc import Sequence
 from datetime import timedelta
+from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -11,7 +12,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from consumer.ingest import ingest_payloads
-from server.lineage import queries, service
+from server.lineage import grouping, queries, service
 from server.lineage.model import (
     Direction,
     Granularity,
@@ -140,6 +141,7 @@ async def test_a_level_that_reaches_its_row_limit_is_aggregated_in_sql(
     assert len(statements) == (2 if row_limit < 3 else 1) + 1  # + the aggregated reference
 
 
+@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
 @pytest.mark.parametrize("granularity", [Granularity.RUN, Granularity.OPERATION])
 @pytest.mark.parametrize("start", [SOURCE, TARGET])
 async def test_graphs_are_the_same_as_from_the_aggregate(
@@ -148,7 +150,12 @@ async def test_graphs_are_the_same_as_from_the_aggregate(
     monkeypatch: pytest.MonkeyPatch,
     granularity: Granularity,
     start: str,
+    native: bool,
 ) -> None:
+    if not native:  # the Python grouping, as a server without the native module runs it
+        monkeypatch.setattr(
+            queries, "group_io_rows", partial(grouping.group_io_rows, native_group=None)
+        )
     request = LineageRequest(
         start_kind=NodeKind.DATASET,
         start_ids=(appends.datasets[start],),
