@@ -40,10 +40,10 @@ def lineage_statements() -> list[Statement]:
     for directions in _DIRECTIONS:
         found += (queries.dataset_level_statement(directions, from_start=s) for s in (False, True))
         for process in _PROCESSES:
+            parts = io_parts(NodeKind.DATASET, process, directions)
             # Aggregated in SQL, and (RUN, OPERATION) row by row, as list_io_level asks.
             shapes = (True, False) if PROCESS_COLUMN[process] in queries.ROW_BY_ROW else (True,)
             for grouped in shapes:
-                parts = io_parts(NodeKind.DATASET, process, directions)
                 found += (
                     queries.io_level_statement(parts, from_start=s, grouped=grouped)
                     for s in (False, True)
