@@ -7,11 +7,13 @@
 # production answers), then Data.Rentgen. All history at RUN granularity returns graphs of
 # 10k-60k nodes that take Data.Rentgen 10-20 s each, so that case asks for the first 10 of
 # the 30 start datasets (the same seeded sample's first ten).
+#   DEPTHS="1 3 5 10" asks for each of those depths (api.py's --depths; default 5).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY=.venv/bin/python
 ROUNDS="${1:-3}"
 RESULT="${2:-benchmarks/results/api-1m-depth5-rounds.json}"
+read -ra DEPTH_LIST <<<"${DEPTHS:-5}"
 OUT="$(mktemp -d)"
 for round in $(seq "$ROUNDS"); do
   for window in 7d all; do
@@ -24,7 +26,7 @@ for round in $(seq "$ROUNDS"); do
         data-rentgen) system=data-rentgen database=bench_dr_1m ;;
       esac
       common=(--system "$system" --database "$database" --starts-from bench_threadline_1m
-        --events-in-database 1000013 --depths 5 "${when[@]}" "${extra[@]}")
+        --events-in-database 1000013 --depths "${DEPTH_LIST[@]}" "${when[@]}" "${extra[@]}")
       if [[ $window == all ]]; then
         $PY -m benchmarks.api "${common[@]}" --samples 30 --granularities JOB DATASET \
           --out "$OUT/$round-$window-$variant-small.json"
@@ -37,6 +39,6 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 $PY -m benchmarks.rounds "$OUT" "$RESULT" \
-  "depth 5, 1,000,013 events; per round and window Threadline (no cap, cap 2,000) then Data.Rentgen" \
+  "depth ${DEPTHS:-5}, 1,000,013 events; per round and window Threadline (no cap, cap 2,000) then Data.Rentgen" \
   window variant
 rm -r "$OUT"
