@@ -1,12 +1,19 @@
 """Render the committed raw results (benchmarks/results/*.json) as the README's tables.
 
     .venv/bin/python -m benchmarks.report
+    .venv/bin/python -m benchmarks.report --rounds results/api-40k-depths-thirty-first.json
+
+`--rounds FILE` renders one rounds file (`benchmarks.rounds`) instead: every case with each
+system's (or variant's) p50 / p95 / p99 per round, as the thirty-first set's tables.
 
 Ratios are Threadline / Data.Rentgen for throughput (higher is better for Threadline) and
 Data.Rentgen / Threadline for latency (how many times faster Threadline answers).
 """
 
+import argparse
 import sys
+from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -74,7 +81,74 @@ def api_table(threadline: dict[str, Any], rentgen: dict[str, Any] | None) -> str
     return "\n".join(lines) + f"\n\n{loads}\n"
 
 
+_ORDER = {"DATASET": 0, "JOB": 1, "RUN": 2, "OPERATION": 3}
+
+
+def _column(run: dict[str, Any]) -> str:
+    """A run's column: its system, or its variant (`depth5_1m_rounds.sh`, whose all-history
+    files end in -small / -run)."""
+    variant: str | None = run.get("variant")
+    if variant is None:
+        return str(run["system"])
+    return variant.removesuffix("-small").removesuffix("-run")
+
+
+def rounds_table(result: dict[str, Any]) -> str:
+    """Per case (start kind, window, granularity, depth): node counts, each column's
+    p50 / p95 / p99 ms per round, and Data.Rentgen's p95 and p50 over the first Threadline
+    column's (the uncapped one, where there are two) per round."""
+    cells: dict[tuple[str, str, str, int], dict[str, dict[int, Any]]] = defaultdict(
+        lambda: defaultdict(dict)
+    )
+    columns: list[str] = []
+    for run in result["runs"]:
+        column = _column(run)
+        columns += [column] if column not in columns else []
+        window = run.get("window", "all" if run.get("window_days") is None else "7d")
+        for case in run["cases"]:
+            key = (run["start_kind"], window, case["granularity"], case["depth"])
+            cells[key][column][run["round"]] = case
+    columns.sort(key=lambda c: (c == "data-rentgen", c != "threadline-uncapped", c))
+    base = columns[0]
+    head = " | ".join(columns)
+    lines = [
+        f"| start | window | granularity | depth | nodes median / max ({base}) | {head} "
+        "| p95 ratio | p50 ratio |",
+        "|---|---|---|---|---|" + "---|" * len(columns) + "---|---|",
+    ]
+    for key in sorted(cells, key=lambda k: (_ORDER[k[0]], k[1] != "7d", _ORDER[k[2]], k[3])):
+        by = cells[key]
+        first = next(iter(by[base].values()))
+        ms = [
+            "; ".join(
+                f"{c['p50_ms']:.1f} / {c['p95_ms']:.1f} / {c['p99_ms']:.1f}"
+                for _, c in sorted(by[column].items())
+            )
+            for column in columns
+        ]
+        rentgen = by.get("data-rentgen", {})
+        ratios = [
+            " / ".join(
+                f"{rentgen[r][f] / by[base][r][f]:.1f}x" for r in sorted(by[base]) if r in rentgen
+            )
+            for f in ("p95_ms", "p50_ms")
+        ]
+        start, window, granularity, depth = key
+        lines.append(
+            f"| {start} | {window} | {granularity} | {depth} "
+            f"| {first['nodes_median']:g} / {first['nodes_max']:g} | {' | '.join(ms)} "
+            f"| {' | '.join(ratios)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=Path, help="render this rounds file only")
+    args = parser.parse_args()
+    if args.rounds is not None:
+        sys.stdout.write(rounds_table(orjson.loads(args.rounds.read_bytes())))
+        return
     out = []
     ingest = _load("ingest.json")
     if ingest:
