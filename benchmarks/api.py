@@ -464,6 +464,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "server_from": str(args.server_from) if args.server_from else None,
         "start_kind": args.start_kind,
         "direction": args.direction,
+        "warmup": args.warmup,
         "start_nodes": [list(k) for k in keys],
         "load_avg_at_start": [round(x, 2) for x in load],
         "load_avg_at_end": [round(x, 2) for x in os.getloadavg()],

@@ -15,6 +15,11 @@
 #   nodes (twenty-fourth set; Data.Rentgen's /v1/operations/lineage).
 #   DIRECTION=DOWNSTREAM or UPSTREAM asks for one direction (api.py's --direction; default
 #   BOTH, every set before the twenty-third).
+#   WARMUP=30 warms each case with that many of its start nodes first (api.py's --warmup;
+#   default 3, every set before the thirty-second): 30 asks for every graph once before any
+#   is timed, so that neither system's first requests read pages another database evicted.
+#   COLD=1 restarts PostgreSQL before each system's turn in each round (an empty buffer
+#   cache, as after measurements on the 1M databases; the files stay in the OS's cache).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY=.venv/bin/python
@@ -28,6 +33,7 @@ if [[ -n ${COLUMN_LINEAGE:-} ]]; then columns=(--column-lineage); fi
 OUT="$(mktemp -d)"
 for round in $(seq "$ROUNDS"); do
   for system in threadline data-rentgen; do
+    if [[ -n ${COLD:-} ]]; then env -u THREADLINE_STATE_DIR benchmarks/setup.sh restart-postgres >/dev/null; fi
     database=bench_dr_40k extra=()
     if [[ $system == threadline ]]; then database=bench_tl_40k extra=(--max-nodes 1000000); fi
     for mode in "${MODES[@]}"; do
@@ -38,7 +44,8 @@ for round in $(seq "$ROUNDS"); do
       for client in "${clients[@]}"; do
         common=(--system "$system" --database "$database" --starts-from bench_tl_40k
           --events-in-database 40029 --samples 30 --depths "${DEPTH_LIST[@]}" --client-gc "$mode"
-          --client "$client" "${extra[@]}" --direction "${DIRECTION:-BOTH}" "${columns[@]}")
+          --client "$client" "${extra[@]}" --direction "${DIRECTION:-BOTH}" "${columns[@]}"
+          --warmup "${WARMUP:-3}")
         name="$OUT/$round-$system-$mode-$client"
         $PY -m benchmarks.api "${common[@]}" --out "$name-dataset.json"
         $PY -m benchmarks.api "${common[@]}" --start-kind JOB --granularities JOB RUN \
@@ -56,5 +63,5 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 $PY -m benchmarks.rounds "$OUT" "$RESULT" \
-  "depth ${DEPTHS:-3}, 40k events, 30 start nodes, direction ${DIRECTION:-BOTH}; per round Threadline then Data.Rentgen"
+  "depth ${DEPTHS:-3}, 40k events, 30 start nodes, direction ${DIRECTION:-BOTH}, warm-up ${WARMUP:-3} start nodes per case${COLD:+, PostgreSQL restarted before each system turn}; per round Threadline then Data.Rentgen"
 rm -r "$OUT"

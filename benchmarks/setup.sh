@@ -2,11 +2,13 @@
 # One-time setup of the benchmark's own services and tools (nothing here touches .venv).
 #   benchmarks/setup.sh            # start Kafka 39092/39093 + PostgreSQL 57432, tools venv
 #   benchmarks/setup.sh stop       # stop the benchmark's services
+#   benchmarks/setup.sh restart-postgres   # empty PostgreSQL's buffer cache (depth3_rounds.sh COLD=1)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export THREADLINE_STATE_DIR="${THREADLINE_STATE_DIR:-/tmp/threadline-bench}"
 export THREADLINE_KAFKA_PORT=39092 THREADLINE_KAFKA_CONTROLLER_PORT=39093 THREADLINE_PG_PORT=57432
 if [[ ${1:-start} == stop ]]; then exec scripts/services.sh stop; fi
+if [[ ${1:-start} == restart-postgres ]]; then exec scripts/services.sh restart postgres; fi
 [[ -x .venv/bin/python ]] || scripts/install.sh
 # Durable PostgreSQL settings (fsync on, no THREADLINE_PG_FAST): what production would run.
 scripts/services.sh start >/dev/null
