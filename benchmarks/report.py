@@ -142,12 +142,25 @@ def rounds_table(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rounds_tables(result: dict[str, Any]) -> str:
+    """`rounds_table`, once per HTTP client where the rounds used several
+    (`depth3_rounds.sh CLIENT="httpx raw"`): each system's runs with that client only."""
+    clients = sorted({run.get("client", "httpx") for run in result["runs"]})
+    if len(clients) == 1:
+        return rounds_table(result)
+    return "\n".join(
+        f"client: {client}\n\n"
+        + rounds_table({"runs": [r for r in result["runs"] if r.get("client", "httpx") == client]})
+        for client in clients
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=Path, help="render this rounds file only")
     args = parser.parse_args()
     if args.rounds is not None:
-        sys.stdout.write(rounds_table(orjson.loads(args.rounds.read_bytes())))
+        sys.stdout.write(rounds_tables(orjson.loads(args.rounds.read_bytes())))
         return
     out = []
     ingest = _load("ingest.json")
