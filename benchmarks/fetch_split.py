@@ -23,7 +23,8 @@ fastest of three).
 import argparse
 import statistics
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -141,61 +142,93 @@ async def split_graph(
     }
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
-    keys = await api.start_nodes(args.database, args.samples, 7, "DATASET")
-    ids = [int(i) for i in await api.ids_for("threadline", args.database, keys, "DATASET")]
-    settings = DatabaseSettings(url=SecretStr(env.db_url(args.database)))
-    engine = create_lineage_engine(settings, "fetch-split")  # the server's own settings
-    graphs = []
+async def start_datasets(database: str, samples: int) -> list[int]:
+    """The API harness's first `samples` start datasets (seed 7), by Threadline id."""
+    keys = await api.start_nodes(database, samples, 7, "DATASET")
+    return [int(i) for i in await api.ids_for("threadline", database, keys, "DATASET")]
+
+
+def graph_request(
+    start: int, granularity: Granularity, depth: int, max_nodes: int
+) -> LineageRequest:
+    """The harness's request from one start dataset: both directions, all history."""
+    return LineageRequest(
+        start_kind=NodeKind.DATASET,
+        start_ids=(start,),
+        direction=Direction.BOTH,
+        depth=depth,
+        granularity=granularity,
+        window=TimeWindow(),
+        include_column_lineage=False,
+        max_nodes=max_nodes,
+    )
+
+
+@asynccontextmanager
+async def lineage_connection(database: str, name: str) -> AsyncIterator[asyncpg.Connection]:
+    """A connection of an engine made as the server makes its lineage engine (its settings,
+    its statement cache), disposed of on exit."""
+    settings = DatabaseSettings(url=SecretStr(env.db_url(database)))
+    engine = create_lineage_engine(settings, name)
     try:
         async with engine.connect() as sa_conn:
             raw = (await sa_conn.get_raw_connection()).driver_connection
-            conn = cast(asyncpg.Connection, raw)
-            for start in ids:
-                request = LineageRequest(
-                    start_kind=NodeKind.DATASET,
-                    start_ids=(start,),
-                    direction=Direction.BOTH,
-                    depth=args.depth,
-                    granularity=args.granularity,
-                    window=TimeWindow(),
-                    include_column_lineage=False,
-                    max_nodes=args.max_nodes,
-                )
-                graphs.append(await split_graph(conn, request, args.repeat))
-                g = graphs[-1]
-                print(
-                    f"dataset {start}: {g['nodes']} nodes, service {g['service_ms']} ms, "
-                    f"body {g['body_ms']} ms; {len(g['statements'])} statements: "
-                    f"fetch {g['fetch_ms']} ms, copy {g['copy_ms']} ms"
-                )
+            yield cast(asyncpg.Connection, raw)
     finally:
         await engine.dispose()
-    return {
-        "database": args.database,
-        "granularity": args.granularity,
-        "depth": args.depth,
-        "max_nodes": args.max_nodes,
-        "repeat": args.repeat,
-        "at": datetime.now(UTC).strftime("%Y%m%dT%H%M%S"),
-        "machine": asdict(env.Machine.now()),
-        "graphs": graphs,
-    }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    ids = await start_datasets(args.database, args.samples)
+    graphs = []
+    async with lineage_connection(args.database, "fetch-split") as conn:
+        for start in ids:
+            request = graph_request(start, args.granularity, args.depth, args.max_nodes)
+            graphs.append(await split_graph(conn, request, args.repeat))
+            g = graphs[-1]
+            print(
+                f"dataset {start}: {g['nodes']} nodes, service {g['service_ms']} ms, "
+                f"body {g['body_ms']} ms; {len(g['statements'])} statements: "
+                f"fetch {g['fetch_ms']} ms, copy {g['copy_ms']} ms"
+            )
+    return envelope(args, repeat=args.repeat, graphs=graphs)
+
+
+def graph_parser(description: str) -> argparse.ArgumentParser:
+    """The options of the in-process graph tools: which graphs, and where the result goes."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--database", default="bench_threadline_1m")
     parser.add_argument("--granularity", type=Granularity, default=Granularity.RUN)
     parser.add_argument("--depth", type=int, default=5)
     parser.add_argument("--max-nodes", type=int, default=2000)
     parser.add_argument("--samples", type=int, default=10)
-    parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--out", type=Path, required=True)
+    return parser
+
+
+def envelope(args: argparse.Namespace, **found: Any) -> dict[str, Any]:
+    """A result: the graphs asked for, when and where, and what was `found`."""
+    return {
+        "database": args.database,
+        "granularity": args.granularity,
+        "depth": args.depth,
+        "max_nodes": args.max_nodes,
+        "at": datetime.now(UTC).strftime("%Y%m%dT%H%M%S"),
+        "machine": asdict(env.Machine.now()),
+        **found,
+    }
+
+
+def write(args: argparse.Namespace, result: dict[str, Any]) -> None:
+    args.out.write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def main() -> None:
+    parser = graph_parser(__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     tune_gc()
-    result = uvloop.run(run(args))
-    args.out.write_bytes(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
+    write(args, uvloop.run(run(args)))
 
 
 if __name__ == "__main__":

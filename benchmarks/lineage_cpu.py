@@ -25,9 +25,10 @@ import uvloop
 from pydantic import SecretStr
 
 from benchmarks import api, env
+from benchmarks.fetch_split import graph_request
 from server.app import create_lineage_engine
 from server.lineage import service
-from server.lineage.model import Direction, Granularity, LineageRequest, NodeKind, TimeWindow
+from server.lineage.model import Granularity
 from server.lineage.render import render_json
 from shared.runtime import tune_gc
 from shared.settings import DatabaseSettings
@@ -44,16 +45,7 @@ async def run(database: str, granularity: Granularity, depth: int, repeat: int) 
         cpu = time.process_time()
         for _ in range(repeat):
             for start in picks:
-                request = LineageRequest(
-                    start_kind=NodeKind.DATASET,
-                    start_ids=(start,),
-                    direction=Direction.BOTH,
-                    depth=depth,
-                    granularity=granularity,
-                    window=TimeWindow(),
-                    include_column_lineage=False,
-                    max_nodes=1_000_000,
-                )
+                request = graph_request(start, granularity, depth, 1_000_000)
                 async with engine.connect() as conn:
                     raw = (await conn.get_raw_connection()).driver_connection
                     driver = cast(asyncpg.Connection, raw)

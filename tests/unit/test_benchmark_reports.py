@@ -1,6 +1,7 @@
 """Small pieces of the benchmark tools: a rounds file with two HTTP clients renders one table
-per client (never one client's cells over the other's), and fetch_split writes a statement's
-arguments as the typed literals its COPY runs with."""
+per client (never one client's cells over the other's), fetch_split writes a statement's
+arguments as the typed literals its COPY runs with, lineage_phases' timers keep their step's
+time when it raises, and level_variants picks only the row-by-row level from runs."""
 
 from datetime import UTC, datetime
 from typing import Any
@@ -9,6 +10,8 @@ from uuid import UUID
 import pytest
 
 from benchmarks.fetch_split import _literal
+from benchmarks.level_variants import _from_runs, plain_level
+from benchmarks.lineage_phases import Timings
 from benchmarks.report import rounds_tables
 
 pytestmark = pytest.mark.unit
@@ -63,3 +66,27 @@ def test_statement_arguments_become_typed_literals() -> None:
     at = datetime(2026, 1, 5, 10, 11, 12, tzinfo=UTC)
     assert _literal(at, "timestamptz") == "'2026-01-05T10:11:12+00:00'::timestamptz"
     assert _literal("it's", "text") == "'it''s'::text"
+
+
+def test_a_timed_step_counts_its_time_even_when_it_raises() -> None:
+    timings = Timings()
+
+    def fails() -> None:
+        raise ValueError("declined")
+
+    with pytest.raises(ValueError, match="declined"):
+        timings.wrap("step", fails)()
+    assert timings.wrap("step", lambda: 7)() == 7
+    assert set(timings.spent) == {"step"}
+    assert timings.spent["step"] > 0
+
+
+def test_only_the_row_by_row_level_from_runs_is_varied() -> None:
+    level = "SELECT ... FROM output\nWHERE run_id = ANY($1) ... FROM input\nWHERE run_id = ANY($4)"
+    args: tuple[Any, ...] = ([], None, None, [], 40001)
+    assert _from_runs(level, args)
+    assert not _from_runs(level + " GROUP BY dataset_id, run_id", args)
+    assert not _from_runs(level.replace("run_id", "job_id"), args)
+    assert not _from_runs(level, args[:4])
+    assert "$3" in plain_level()
+    assert "symlink" not in plain_level()
