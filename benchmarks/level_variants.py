@@ -13,8 +13,8 @@ forms:
 
 - `server`: as the server runs it: the level materialised, limited, and stacked with the
   symlink closure of the datasets it reached;
-- `plain`: the level's two selects alone, limited: what the symlink closure and the
-  materialised CTE cost;
+- `plain`: the server's level alone (its two selects, window and row limit, taken from
+  its statement): what the symlink closure and the materialised CTE cost;
 - `routed`: the same selects, each run looked up only in the partition of `input` and
   `output` that holds its run row (`tableoid` of `run`: its created_at's quarter), one
   select per partition naming it. A prototype of what a time bound per run would save:
@@ -27,8 +27,10 @@ forms:
 
 import argparse
 import operator
+import re
 import statistics
 import time
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 import asyncpg
@@ -50,46 +52,50 @@ from server.lineage.model import Granularity
 from server.lineage.sql import TEXT_TIMES
 from shared.runtime import tune_gc
 
-_COLUMNS = (
-    "dataset_id, run_id AS process_id, num_rows, num_bytes, num_files, {types} AS types, "
-    "created_at AS first_seen_at, last_event_time AS last_seen_at, schema_id"
+# The routed prototype's select (the server's own row-by-row select, `queries._IO_ROWS`, on
+# one partition): names from the constants below and the catalogue; values are bound.
+_ROUTED = (
+    "SELECT '{direction}' AS dir, dataset_id, run_id AS process_id, num_rows, num_bytes, "
+    "num_files, {types} AS types, created_at AS first_seen_at, last_event_time AS last_seen_at, "
+    "schema_id FROM {table} WHERE run_id = ANY(${ids}) AND created_at <= $1 "
+    "AND last_event_time >= $2"
 )
 RUN = Granularity.RUN
 _SIDES = (  # (direction, table, types): the level from runs' two selects, as the server's
     ("down", "output", "types"),
     ("up", "input", "NULL::integer"),
 )
+# The server's statement for such a level: its level, materialised, then the closure.
+_LEVEL = re.compile(r"level AS MATERIALIZED \((?P<level>.*?)\n\), \nreach", re.DOTALL)
 
 
-def _select(direction: str, table: str, types: str, param: int) -> str:
-    columns = _COLUMNS.format(types=types)
-    # Names from the constants above and the catalogue (routed_level); values are bound.
-    return f"SELECT '{direction}' AS dir, {columns} FROM {table} WHERE run_id = ANY(${param})"  # noqa: S608
+def plain_level(server_sql: str) -> str:
+    """The server's level alone (its own selects, window and row limit, `$5`): without the
+    symlink closure and the materialised CTE it is stacked on."""
+    found = _LEVEL.search(server_sql)
+    if found is None:
+        raise ValueError("not a level from runs with its symlink closure")
+    return f"SELECT * FROM ({found['level']}) AS level LIMIT $5"  # noqa: S608 - the server's
 
 
-def plain_level() -> str:
-    """The level's selects (all history) with the server's row limit, nothing else."""
-    selects = [_select(d, t, types, n + 1) for n, (d, t, types) in enumerate(_SIDES)]
-    return f"SELECT * FROM ({' UNION ALL '.join(selects)}) AS level LIMIT $3"  # noqa: S608 - _select
-
-
-async def routed_level(
-    conn: asyncpg.Connection, down: list[Any], up: list[Any], limit: int
-) -> tuple[str, list[Any]]:
-    """One select per partition of each side, with the runs whose run row is in it."""
+async def routed_level(conn: asyncpg.Connection, args: tuple[Any, ...]) -> tuple[str, list[Any]]:
+    """One select per partition of each side, with the runs whose run row is in it (the
+    server's arguments: down, until, since, up, limit)."""
+    down, until, since, up, limit = args
     rows = await conn.fetch(
         "SELECT id, tableoid::regclass::text FROM run WHERE id = ANY($1)", [*down, *up]
     )
     partition = {row[0]: row[1].removeprefix("run_") for row in rows}
     selects: list[str] = []
-    params: list[Any] = []
+    params: list[Any] = [until, since]
     for (direction, table, types), ids in zip(_SIDES, (down, up), strict=True):
         for suffix in sorted({partition[i] for i in ids if i in partition}):
             params.append([i for i in ids if partition.get(i) == suffix])
-            selects.append(_select(direction, f"{table}_{suffix}", types, len(params)))
+            where = {"table": f"{table}_{suffix}", "ids": len(params)}
+            selects.append(_ROUTED.format(direction=direction, types=types, **where))
     params.append(limit)
     union = " UNION ALL ".join(selects)
-    sql = f"SELECT * FROM ({union}) AS level LIMIT ${len(params)}"  # noqa: S608 - _select
+    sql = f"SELECT * FROM ({union}) AS level LIMIT ${len(params)}"  # noqa: S608 - _ROUTED
     return sql, params
 
 
@@ -111,11 +117,14 @@ async def binary_times_connection(database: str) -> asyncpg.Connection:
     await conn.set_type_codec(
         "timestamptz",
         schema="pg_catalog",
-        encoder=lambda micros: (micros,),
+        encoder=lambda at: ((at - _PG_EPOCH) // timedelta(microseconds=1),),
         decoder=operator.itemgetter(0),
         format="tuple",
     )
     return conn
+
+
+_PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)  # timestamptz's binary form counts from it
 
 
 def _from_runs(sql: str, args: tuple[Any, ...]) -> bool:
@@ -130,16 +139,14 @@ async def variants(
     args: tuple[Any, ...],
     repeat: int,
 ) -> dict[str, Any]:
-    """Every form of one level from runs (the server's arguments: down, until, since, up,
-    limit; all history, so the window is left out of the variants)."""
-    down, up, limit = list(args[0]), list(args[3]), args[4]
-    routed, routed_args = await routed_level(conn, down, up, limit)
+    """Every form of one level from runs, with the server's arguments."""
+    routed, routed_args = await routed_level(conn, args)
     return {
-        "runs": len(down) + len(up),
+        "runs": len(args[0]) + len(args[3]),
         "server": await timed(conn, sql, list(args), repeat),
-        "plain": await timed(conn, plain_level(), [down, up, limit], repeat),
+        "plain": await timed(conn, plain_level(sql), list(args), repeat),
         "routed": await timed(conn, routed, routed_args, repeat),
-        "plain, binary times": await timed(binary, plain_level(), [down, up, limit], repeat),
+        "plain, binary times": await timed(binary, plain_level(sql), list(args), repeat),
     }
 
 

@@ -13,6 +13,9 @@ from benchmarks.fetch_split import _literal
 from benchmarks.level_variants import _from_runs, plain_level
 from benchmarks.lineage_phases import Timings
 from benchmarks.report import rounds_tables
+from server.lineage.model import NodeKind
+from server.lineage.queries import DOWN, UP, io_level_statement
+from server.lineage.service import io_parts
 
 pytestmark = pytest.mark.unit
 
@@ -82,11 +85,15 @@ def test_a_timed_step_counts_its_time_even_when_it_raises() -> None:
 
 
 def test_only_the_row_by_row_level_from_runs_is_varied() -> None:
-    level = "SELECT ... FROM output\nWHERE run_id = ANY($1) ... FROM input\nWHERE run_id = ANY($4)"
+    parts = io_parts(NodeKind.RUN, NodeKind.RUN, (DOWN, UP))
+    level = io_level_statement(parts, grouped=False).sql
     args: tuple[Any, ...] = ([], None, None, [], 40001)
     assert _from_runs(level, args)
-    assert not _from_runs(level + " GROUP BY dataset_id, run_id", args)
+    assert not _from_runs(io_level_statement(parts).sql, args)  # the aggregated retry
     assert not _from_runs(level.replace("run_id", "job_id"), args)
     assert not _from_runs(level, args[:4])
-    assert "$3" in plain_level()
-    assert "symlink" not in plain_level()
+    plain = plain_level(level)
+    assert "$5" in plain  # the server's row limit
+    assert "symlink" not in plain
+    assert "MATERIALIZED" not in plain
+    assert "FROM output\nWHERE run_id = ANY($1) AND created_at <= $2" in plain
