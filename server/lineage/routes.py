@@ -10,10 +10,12 @@ work is 4.7 M (benchmarks/README.md, seventh session). The router's own dependen
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
+from starlette.background import BackgroundTask
 
 from server.deps import get_settings, lineage_connection
 from server.errors import NOT_FOUND, problem_doc
 from server.lineage import service
+from server.lineage.model import LineageGraph
 from server.lineage.render import render_json
 from server.lineage.schemas import (
     LineageQuery,
@@ -40,7 +42,14 @@ async def _lineage(request: Request, query: LineageQuery) -> Response:
     lineage_request = query.to_request(options)
     async with lineage_connection(request) as conn:
         graph = await service.get_lineage(conn, lineage_request)
-    return Response(render_json(graph), media_type="application/json")
+    # A large graph is tens of thousands of objects: freeing them took ~4 ms of a 2,000-node
+    # graph's response time. The background task holds the graph until the body is sent.
+    held = BackgroundTask(_release, graph)
+    return Response(render_json(graph), media_type="application/json", background=held)
+
+
+async def _release(graph: LineageGraph) -> None:
+    """Nothing: the graph is freed when the task that holds it is (after the response)."""
 
 
 @router.get("", summary="Lineage graph around start nodes", **_GET_DOCUMENTED)
