@@ -65,3 +65,8 @@ def parent_relations(
     nodes: tuple[list[Any], list[Any], list[Any]], keep: Any, relation: type
 ) -> list[Any]:
     """assemble._parents: the jobs', operations' and runs' parent relations to kept refs."""
+
+class UuidHashes:
+    def __init__(self, kind: type, probes: list[Any]) -> None: ...
+    def fill_rows(self, rows: Any, columns: tuple[int, ...]) -> None:
+        """Cache the hash of the UUIDs (of `kind`) at `columns` of each row in the UUID."""

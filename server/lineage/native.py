@@ -19,6 +19,8 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from asyncpg.pgproto import pgproto
+
 from server.lineage.model import (
     IORelation,
     LineageGraph,
@@ -85,6 +87,7 @@ AddRelations = Callable[[list[Any], dict[Any, None], dict[Any, Any]], None]
 FreshRefs = Callable[[Iterable[Any], dict[Any, None]], list[Any]]
 ParentsOf = Callable[[LineageGraph, Collection[NodeRef]], list[ParentRelation]]
 GroupRows = Callable[[Sequence[Any]], list[Any]]
+FillHashes = Callable[[Sequence[Any], tuple[int, ...]], None]
 
 
 class FillIOLevel(Protocol):
@@ -118,6 +121,33 @@ def relation_order() -> RelationOrder | None:
         return found
 
     return ordered
+
+
+def uuid_hashes() -> FillHashes | None:
+    """`fill(rows, columns)`: the hash of asyncpg's UUIDs at `columns` of the rows computed
+    natively and cached in each UUID as its own first `hash()` would (`native/src/uuids.rs`);
+    None without the module, or if asyncpg's UUID is not laid out as the module expects."""
+    module = _module()
+    if module is None:
+        return None
+    kind = pgproto.UUID
+    probes = [kind(value.bytes) for value in _PROBES]
+    try:
+        hashes = module.UuidHashes(kind, probes)
+    except module.UnsupportedValueError:
+        log.warning("asyncpg's UUID is not laid out as threadline_native expects: hashed in Python")
+        return None
+    fill: FillHashes = hashes.fill_rows
+    return fill
+
+
+# UUIDs whose hashes differ in each of the integer's 61-bit parts, and the extremes.
+_PROBES = (
+    uuid.UUID(int=0),
+    uuid.UUID(int=(1 << 128) - 1),
+    uuid.UUID("019b8b87-d8e3-7ce5-b64c-b211635ae23f"),
+    uuid.UUID(int=(1 << 61) - 1),
+)
 
 
 def relation_adder() -> AddRelations | None:

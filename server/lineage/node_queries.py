@@ -166,8 +166,10 @@ _OPERATION_COLUMNS = (
     'x.id, x.run_id, x.name, x.type, x.status, x.position, x."group", x.description, '
     "x.created_at, x.started_at, x.ended_at"
 )
-_RUNS = Statement.named(_BY_KEY.format(columns=_RUN_COLUMNS, table="run"))
-_OPERATIONS = Statement.named(_BY_KEY.format(columns=_OPERATION_COLUMNS, table="operation"))
+_RUNS = Statement.named(_BY_KEY.format(columns=_RUN_COLUMNS, table="run"), uuids=(0, 2))
+_OPERATIONS = Statement.named(
+    _BY_KEY.format(columns=_OPERATION_COLUMNS, table="operation"), uuids=(0, 1)
+)
 # Every statement of this module (server.lineage.warmup prepares them on new connections).
 STATEMENTS = (_SYMLINK_CLOSURE, _DATASETS, _JOBS_AND_DATASETS, _RUNS, _OPERATIONS)
 

@@ -23,6 +23,7 @@ PROCESS_COLUMN = {
     NodeKind.JOB: "job_id",
 }
 PROCESS_COLUMNS = frozenset(PROCESS_COLUMN.values())
+UUID_PROCESS_COLUMNS = frozenset({PROCESS_COLUMN[NodeKind.OPERATION], PROCESS_COLUMN[NodeKind.RUN]})
 DOWN, UP = "down", "up"  # also the names of the frontier parameters
 
 
@@ -167,17 +168,19 @@ class LevelRows:
     symlinks: list[Record]
 
 
-def _with_symlinks(level: str, reached: str | None, *, from_start: bool) -> Statement:
+def _with_symlinks(
+    level: str, reached: str | None, *, from_start: bool, uuids: tuple[int, ...] = ()
+) -> Statement:
     """`level`, limited to `:row_limit` rows, with the symlink closures it brings: of the
     datasets it reached (`reached` selects them from `level`; None: it reaches processes)
-    and of the start datasets."""
+    and of the start datasets; `uuids` as `Statement.named`'s."""
     reached_ctes = reached and symlink_closure_ctes(_LEVEL_SEEDS.format(reached=reached))
     if not from_start:
         if reached_ctes is None:
             # A plain statement from a dataset frontier: its first-rows plans follow the
             # frontier's own index (dataset_id), and the limit stays where it was.
-            return Statement.named(f"{level} LIMIT :row_limit")
-        return Statement.named(_WITH_SYMLINKS.format(level=level, ctes=reached_ctes))
+            return Statement.named(f"{level} LIMIT :row_limit", uuids)
+        return Statement.named(_WITH_SYMLINKS.format(level=level, ctes=reached_ctes), uuids)
     ctes = [
         symlink_closure_ctes(_START_SEEDS, prefix="start_"),
         f"level AS MATERIALIZED ({level})",
@@ -186,7 +189,7 @@ def _with_symlinks(level: str, reached: str | None, *, from_start: bool) -> Stat
     if reached_ctes is not None:
         ctes.append(reached_ctes)
         links = "(SELECT * FROM start_links UNION SELECT * FROM links)"
-    return Statement.named(_FROM_START.format(ctes=", ".join(ctes), links=links))
+    return Statement.named(_FROM_START.format(ctes=", ".join(ctes), links=links), uuids)
 
 
 @cache
@@ -204,7 +207,10 @@ def io_level_statement(
     )
     level = " UNION ALL ".join(selects)
     reaches_datasets = not all(p.where == "dataset_id" for p in parts)
-    return _with_symlinks(level, "dataset_id" if reaches_datasets else None, from_start=from_start)
+    # Run and operation ids (process_id, the third column) are UUIDs; a job's are integers.
+    uuids = (2,) if all(p.group in UUID_PROCESS_COLUMNS for p in parts) else ()
+    reached = "dataset_id" if reaches_datasets else None
+    return _with_symlinks(level, reached, from_start=from_start, uuids=uuids)
 
 
 # Dataset -> dataset through one operation. Inputs and outputs of an operation share its
