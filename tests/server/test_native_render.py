@@ -534,6 +534,7 @@ def test_without_the_module_every_step_is_python(monkeypatch: pytest.MonkeyPatch
             assert native.io_level_filler() is None
             assert native.fresh_refs() is None
             assert native.parents_maker() is None
+            assert native.uuid_hashes() is None
             assert native.declines() is native.NoNativeModuleError
     finally:
         native._module.cache_clear()
