@@ -78,6 +78,7 @@ def create_lineage_engine(database: DatabaseSettings, application_name: str) -> 
         parameters=LINEAGE_TUNING,
         autocommit=True,
         pre_ping=False,  # a closed connection is caught without a round trip: server.deps
+        lifo=True,
     )
     decode_times_from_text(engine)
     return engine

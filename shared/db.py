@@ -20,6 +20,7 @@ def create_engine(
     parameters: Mapping[str, str] | None = None,
     autocommit: bool = False,
     pre_ping: bool = True,
+    lifo: bool = False,
 ) -> AsyncEngine:
     """An asyncpg engine with the configured pool and a per-statement timeout.
 
@@ -27,7 +28,8 @@ def create_engine(
     they cost no round trip. `autocommit` drops the BEGIN and ROLLBACK round trips around
     every session: for readers, whose statements see a fresh snapshot each under READ
     COMMITTED anyway. `pre_ping=False` drops the round trip that tests each connection at
-    checkout; the caller must then check the connection itself.
+    checkout; the caller must then check the connection itself. `lifo` hands out the
+    connection returned last first, instead of the one returned longest ago.
     """
     server_settings = {"application_name": application_name, **(parameters or {})}
     if settings.statement_timeout_ms:
@@ -38,6 +40,7 @@ def create_engine(
         pool_size=settings.pool_size,
         max_overflow=settings.max_overflow,
         pool_pre_ping=pre_ping,
+        pool_use_lifo=lifo,
         echo=settings.echo,
         connect_args={"server_settings": server_settings},
         **options,
