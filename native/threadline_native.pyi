@@ -70,3 +70,8 @@ class UuidHashes:
     def __init__(self, kind: type, probes: list[Any]) -> None: ...
     def fill_rows(self, rows: Any, columns: tuple[int, ...]) -> None:
         """Cache the hash of the UUIDs (of `kind`) at `columns` of each row in the UUID."""
+
+class TimeDecoder:
+    def __init__(self, utc: Any) -> None: ...
+    def __call__(self, data: bytes) -> Any:
+        """A binary timestamptz (8 bytes) as a datetime in `utc`."""

@@ -20,7 +20,7 @@ from server.errors import ResponsesDoc, install_error_handlers, problem_doc, pro
 from server.health import router as health_router
 from server.jobs.routes import router as jobs_router
 from server.lineage.routes import router as lineage_router
-from server.lineage.sql import TEXT_TIMES, decode_times_from_text
+from server.lineage.sql import TEXT_TIMES, decode_times
 from server.lineage.warmup import warm_lineage_connections
 from server.links.routes import router as links_router
 from server.locations.routes import router as locations_router
@@ -61,7 +61,7 @@ LINEAGE_TUNING = {
 
 def create_lineage_engine(database: DatabaseSettings, application_name: str) -> AsyncEngine:
     """The lineage engine: reads without a transaction, tuned at connect time, timestamps
-    decoded from text (`server.lineage.sql.decode_times_from_text`), and every connection it
+    decoded natively (`server.lineage.sql.decode_times`), and every connection it
     opens kept (up to `pool_size + max_overflow`).
 
     A lineage connection is worth keeping: its first graph prepares the lineage statements
@@ -80,7 +80,7 @@ def create_lineage_engine(database: DatabaseSettings, application_name: str) -> 
         pre_ping=False,  # a closed connection is caught without a round trip: server.deps
         lifo=True,
     )
-    decode_times_from_text(engine)
+    decode_times(engine)
     return engine
 
 

@@ -24,6 +24,7 @@ mod pyobjects;
 mod rekey;
 mod render;
 mod runs;
+mod times;
 mod uuids;
 
 use facets::{stop, Obj, Stop, R};
@@ -661,6 +662,7 @@ fn threadline_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<merge::Merger>()?;
     m.add_class::<render::Renderer>()?;
     m.add_class::<uuids::UuidHashes>()?;
+    m.add_class::<times::TimeDecoder>()?;
     m.add_function(wrap_pyfunction!(graph::order_relations, m)?)?;
     m.add_function(wrap_pyfunction!(graph::add_relations, m)?)?;
     m.add_function(wrap_pyfunction!(graph::fill_io_level, m)?)?;

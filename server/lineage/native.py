@@ -14,7 +14,7 @@ definition (tests/server/test_native_render.py compares the two).
 import logging
 import uuid
 from collections.abc import Callable, Collection, Iterable, Sequence
-from datetime import UTC
+from datetime import UTC, datetime
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
@@ -121,6 +121,16 @@ def relation_order() -> RelationOrder | None:
         return found
 
     return ordered
+
+
+def time_decoder() -> Callable[[bytes], datetime] | None:
+    """asyncpg's decoder of a binary timestamptz into a UTC datetime (`native/src/times.rs`);
+    None without the module."""
+    module = _module()
+    if module is None:
+        return None
+    decode: Callable[[bytes], datetime] = module.TimeDecoder(UTC)
+    return decode
 
 
 def uuid_hashes() -> FillHashes | None:

@@ -127,6 +127,6 @@ async def conn(database_url: str, lineage_world: LineageWorld) -> AsyncIterator[
     """A connection to the lineage world set up as the server's lineage engine sets up its own."""
     url = database_url.replace("postgresql+asyncpg://", "postgresql://")
     connection = await asyncpg.connect(url, server_settings=LINEAGE_TUNING)
-    await sql.set_text_times(connection)
+    await sql.set_time_codec(connection)
     yield connection
     await connection.close()
