@@ -46,6 +46,12 @@ def test_the_native_decoder_reads_what_the_encoder_writes() -> None:
 
 
 @pytest.mark.unit
+def test_a_naive_time_is_encoded_as_utc() -> None:
+    aware = datetime(2026, 1, 5, 19, 43, 47, 582_000, tzinfo=UTC)
+    assert sql.encode_binary_time(aware.replace(tzinfo=None)) == sql.encode_binary_time(aware)
+
+
+@pytest.mark.unit
 def test_the_native_decoder_refuses_what_datetime_cannot_hold() -> None:
     decode = native.time_decoder()
     assert decode is not None
