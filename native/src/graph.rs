@@ -6,6 +6,7 @@
 //! relations).
 
 use crate::render::{uuid_bits, UnsupportedValueError};
+use crate::uuids::checked_bits;
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::ffi;
 use pyo3::intern;
@@ -67,7 +68,9 @@ fn node_order(node: &Bound<'_, PyAny>, uuid: &Bound<'_, PyAny>) -> PyResult<Node
     let node = node.downcast::<PyTuple>()?;
     let kind = kind(&node.get_item(0)?)?;
     let id = node.get_item(1)?;
-    let id = if id.is_instance_of::<PyInt>() {
+    let id = if let Some(bits) = checked_bits(&id) {
+        Id::Uuid(bits) // asyncpg's UUID, read in place
+    } else if id.is_instance_of::<PyInt>() {
         Id::Int(id.extract().map_err(|_| declined("integer id"))?)
     } else if id.is_instance(uuid)? {
         Id::Uuid(uuid_bits(&id, uuid)?)

@@ -9,6 +9,7 @@
 //! UTF-8) raises `UnsupportedValueError`, and the caller renders the whole body the Python
 //! way, which stays the definition: `tests/server/test_native_render.py` compares the two.
 
+use crate::uuids::checked_bits;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::intern;
@@ -344,6 +345,9 @@ impl Renderer {
     }
 
     fn is_uuid(&self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        if checked_bits(value).is_some() {
+            return Ok(true); // asyncpg's UUID, a subclass: no walk over its bases
+        }
         value.is_instance(self.uuid.bind(value.py()))
     }
 
@@ -360,6 +364,11 @@ impl Renderer {
         // bases for every value that is not of theirs.
         if let Ok(time) = value.downcast_exact::<PyDateTime>() {
             return self.datetime(out, time);
+        }
+        // Then asyncpg's UUIDs, by their exact class: the ids of a RUN graph's relations.
+        if let Some(bits) = checked_bits(value) {
+            uuid(out, bits);
+            return Ok(());
         }
         if value.is_none() {
             out.extend_from_slice(b"null");
@@ -423,9 +432,12 @@ impl Renderer {
     }
 }
 
-/// A UUID's 128 bits, its `int`: a uuid.UUID's own, a subclass's (asyncpg's, which builds
-/// its `int` from its bytes on every call) from its 16 `bytes`.
+/// A UUID's 128 bits, its `int`: asyncpg's read in place once its layout is checked
+/// (`uuids::checked_bits`), a uuid.UUID's own, another subclass's from its 16 `bytes`.
 pub fn uuid_bits(value: &Bound<'_, PyAny>, uuid: &Bound<'_, PyAny>) -> PyResult<u128> {
+    if let Some(bits) = checked_bits(value) {
+        return Ok(bits);
+    }
     let py = value.py();
     if value.get_type().is(uuid) {
         return value.getattr(intern!(py, "int"))?.extract();

@@ -1,15 +1,27 @@
 """asyncpg's UUIDs given their hash natively (`native/src/uuids.rs`) hash exactly as Python
-hashes them, and the module refuses any UUID class it does not know the layout of."""
+hashes them, and the module refuses any UUID class it does not know the layout of. Once a
+class is checked, the body writer and the orderings read its UUIDs in place, with the
+values Python reads."""
 
 import random
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from asyncpg.pgproto import pgproto
 
-from server.lineage import native, node_queries, queries, sql
-from server.lineage.model import NodeKind
+from server.lineage import assemble, native, node_queries, queries, render, sql, traversal
+from server.lineage.model import (
+    IORelation,
+    LineageGraph,
+    NodeKind,
+    NodeRef,
+    ParentRelation,
+    RelationKind,
+    RunNode,
+    order_key,
+)
 from server.lineage.native import FillHashes
 from server.lineage.traversal import DOWN, UP
 
@@ -61,6 +73,32 @@ def test_a_uuid_hashed_before_keeps_its_hash() -> None:
     before = hash(value)
     _fill()([(value,)], (0,))
     assert hash(value) == before
+
+
+def test_checked_uuids_are_written_and_ordered_as_python_reads_them() -> None:
+    _fill()  # the layout is checked: the native steps now read asyncpg's UUIDs in place
+    values = _values()[:200]
+    ids = [pgproto.UUID(v.bytes) for v in values]
+    seen = datetime(2026, 1, 5, tzinfo=UTC)
+    runs = [RunNode(i, 1, ids[-1 - n], 1, seen, None, None, None, None) for n, i in enumerate(ids)]
+    refs = [NodeRef(NodeKind.RUN, i) for i in ids]
+    dataset = NodeRef(NodeKind.DATASET, 3)
+    relations = [
+        IORelation(RelationKind.OUTPUT, ref, dataset, 1, 2, 3, 1, seen, seen) for ref in refs
+    ]
+    parents = [ParentRelation(ref, NodeRef(NodeKind.JOB, 1)) for ref in refs]
+    graph = LineageGraph(runs=runs, parents=parents, relations=relations)
+    assert render.NATIVE is not None
+    python = render.render_json(graph, None)
+    assert render.native_body(graph, render.NATIVE) == python
+    assert str(values[0]) in python.decode()
+    ordered = assemble.NATIVE_ORDER
+    assert ordered is not None
+    assert ordered(relations, set()) == assemble.ordered_relations(relations, set(), None)
+    fresh = traversal.NATIVE_FRESH
+    assert fresh is not None
+    python_order = sorted(set(refs), key=order_key)
+    assert fresh(iter(refs), {}) == python_order
 
 
 def test_classes_of_another_layout_are_refused() -> None:
