@@ -15,7 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.auth import make_auth_dependency
 from server.datasets.routes import router as datasets_router
-from server.deps import Databases
+from server.deps import Databases, Held
 from server.errors import ResponsesDoc, install_error_handlers, problem_doc, problem_response
 from server.health import router as health_router
 from server.jobs.routes import router as jobs_router
@@ -125,6 +125,7 @@ def _databases(settings: ServerSettings) -> Databases:
         reader_sessions=create_sessionmaker(reader),
         lineage=lineage,
         admin=admin,
+        lineage_held=Held(settings.database.most_connections),
     )
 
 

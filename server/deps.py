@@ -17,6 +17,15 @@ from server.errors import AdminUnavailableError
 from server.settings import ServerSettings
 
 
+@dataclass(slots=True)
+class Held:
+    """How many of the lineage engine's `limit` connections requests hold or wait for. Only
+    the event loop's thread changes it, so a check and the change after it agree."""
+
+    limit: int
+    count: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class Databases:
     """The read-only engines (catalogue; lineage, tuned for graph walks) and the optional
@@ -26,6 +35,7 @@ class Databases:
     reader_sessions: async_sessionmaker[AsyncSession]
     lineage: AsyncEngine
     admin: AsyncEngine | None
+    lineage_held: Held
 
     async def dispose(self) -> None:
         for engine in (self.reader, self.lineage, self.admin):
@@ -56,8 +66,34 @@ async def lineage_connection(request: Request) -> AsyncIterator[asyncpg.Connecti
 
     A context manager, not a dependency: server.lineage.routes says why."""
     pool = (await get_settings(request)).database
-    async with _databases(request).lineage.connect() as conn:
-        yield await _open_driver_connection(conn, pool.most_connections)
+    databases = _databases(request)
+    databases.lineage_held.count += 1
+    try:
+        async with databases.lineage.connect() as conn:
+            yield await _open_driver_connection(conn, pool.most_connections)
+    finally:
+        databases.lineage_held.count -= 1
+
+
+@asynccontextmanager
+async def spare_lineage_connection(request: Request) -> AsyncIterator[asyncpg.Connection | None]:
+    """Another lineage connection for the same request if one is idle now, else None: never
+    one that this or another request would wait for (server.lineage.prefetch).
+
+    Every lineage connection is taken through here or `lineage_connection`, which count
+    them before the pool is asked: while fewer are counted than it keeps, the pool has one
+    to give at once, and a request that would wait for one is already counted."""
+    databases = _databases(request)
+    held = databases.lineage_held
+    if held.count >= held.limit:
+        yield None
+        return
+    held.count += 1
+    try:
+        async with databases.lineage.connect() as conn:
+            yield await _open_driver_connection(conn, held.limit)
+    finally:
+        held.count -= 1
 
 
 async def _open_driver_connection(conn: AsyncConnection, pooled: int) -> asyncpg.Connection:

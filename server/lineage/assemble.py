@@ -5,7 +5,7 @@ the search: they describe the nodes found and never lead to more lineage. They s
 count against the node cap, nearest first.
 """
 
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Collection
 from contextlib import suppress
 from operator import attrgetter
 from typing import Any, TypeVar
@@ -36,13 +36,13 @@ from server.lineage.model import (
 )
 from server.lineage.native import ParentsOf, RelationOrder
 from server.lineage.node_queries import JOB_COLUMNS
+from server.lineage.prefetch import RunPrefetch
 from server.lineage.sql import Connection, Record
 from server.lineage.traversal import Traversal
 
 # Airflow DAG -> task -> Spark application is two hops; ten is generous, and bounded.
 ANCESTOR_HOPS = 10
 N = TypeVar("N", DatasetNode, JobNode, RunNode, OperationNode)
-Loader = Callable[..., Awaitable[Sequence[Record]]]
 
 
 def _ids(trav: Traversal, kind: NodeKind) -> list[Any]:
@@ -50,11 +50,16 @@ def _ids(trav: Traversal, kind: NodeKind) -> list[Any]:
 
 
 async def assemble_graph(
-    conn: Connection, request: LineageRequest, trav: Traversal
+    conn: Connection,
+    request: LineageRequest,
+    trav: Traversal,
+    prefetch: RunPrefetch | None = None,
 ) -> LineageGraph:
+    """The graph of `trav`'s nodes and relations, their details loaded (`prefetch`: runs
+    being loaded on another connection)."""
     hops = 0 if request.granularity is Granularity.DATASET else ANCESTOR_HOPS
     operations = await _operations(conn, trav)
-    runs = await _runs(conn, trav, hops)
+    runs = await _runs(conn, trav, hops, prefetch or RunPrefetch(None))
     jobs, datasets = await _jobs_and_datasets(conn, trav, hops)
     unloaded: set[NodeRef] = set()  # graph nodes whose row does not exist (any more)
     graph = LineageGraph(
@@ -82,21 +87,11 @@ def _present(
     return [loaded[i] for i in sorted(ids, key=by_value) if i in loaded]
 
 
-async def _by_id(conn: Connection, loader: Loader, ids: Collection[UUID]) -> dict[UUID, Record]:
-    """Rows by id; ids the primary-key shortcuts (the UUIDv7 time, the anchor) missed are
-    looked up by id alone."""
-    rows = {row[0]: row for row in await loader(conn, ids)}
-    missed = [i for i in ids if i not in rows]
-    if missed:
-        rows.update({row[0]: row for row in await loader(conn, missed, by_key=False)})
-    return rows
-
-
 async def _operations(conn: Connection, trav: Traversal) -> dict[UUID, OperationNode]:
     ids = _ids(trav, NodeKind.OPERATION)
     if not ids:
         return {}
-    rows = await _by_id(conn, node_queries.list_operations, ids)
+    rows = await node_queries.rows_by_id(conn, node_queries.list_operations, ids)
     operations = {op_id: make(OperationNode, row) for op_id, row in rows.items()}
     trav.admit(NodeRef(NodeKind.RUN, op.run_id) for op in operations.values())
     return operations
@@ -107,14 +102,20 @@ def _full(trav: Traversal) -> bool:
     return trav.truncated and len(trav.nodes) >= trav.max_nodes
 
 
-async def _runs(conn: Connection, trav: Traversal, hops: int) -> dict[UUID, RunNode]:
-    """The graph's runs, then their parent runs hop by hop (one query per hop)."""
+async def _runs(
+    conn: Connection, trav: Traversal, hops: int, prefetch: RunPrefetch
+) -> dict[UUID, RunNode]:
+    """The graph's runs (some perhaps loaded already: `prefetch`), then their parent runs hop
+    by hop (one query per hop)."""
     found: dict[UUID, RunNode] = {}
     pending = set(_ids(trav, NodeKind.RUN))
     for hop in range(hops + 1):
         if not pending or (hop and _full(trav)):
             break
-        rows = await _by_id(conn, node_queries.list_runs, pending)
+        if hop:
+            rows = await node_queries.rows_by_id(conn, node_queries.list_runs, pending)
+        else:
+            rows = await prefetch.runs(conn, pending)
         level = [make(RunNode, row) for row in rows.values()]
         found.update((run.id, run) for run in level)
         if hop:  # nearest ancestors first, each with its job

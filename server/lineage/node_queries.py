@@ -7,7 +7,7 @@ partition each; an id neither finds falls back to the id index, which probes eve
 partition.
 """
 
-from collections.abc import Collection
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -205,3 +205,16 @@ async def list_operations(
     conn: Connection, ids: Collection[UUID], *, by_key: bool = True
 ) -> list[Record]:
     return await fetch(conn, _OPERATIONS, **(_keys(ids) if by_key else _by_id_only(ids)))
+
+
+Loader = Callable[..., Awaitable[Sequence[Record]]]
+
+
+async def rows_by_id(conn: Connection, load: Loader, ids: Collection[UUID]) -> dict[UUID, Record]:
+    """Rows of `load` (list_runs, list_operations) by id; ids the primary-key shortcuts (the
+    UUIDv7 time, the anchor) missed are looked up by id alone."""
+    rows = {row[0]: row for row in await load(conn, ids)}
+    missed = [i for i in ids if i not in rows]
+    if missed:
+        rows.update({row[0]: row for row in await load(conn, missed, by_key=False)})
+    return rows

@@ -7,12 +7,13 @@ work is 4.7 M (benchmarks/README.md, seventh session). The router's own dependen
 (authentication) still run first.
 """
 
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from starlette.background import BackgroundTask
 
-from server.deps import get_settings, lineage_connection
+from server.deps import get_settings, lineage_connection, spare_lineage_connection
 from server.errors import NOT_FOUND, problem_doc
 from server.lineage import service
 from server.lineage.model import LineageGraph
@@ -40,8 +41,9 @@ _GET_DOCUMENTED: dict[str, Any] = {
 async def _lineage(request: Request, query: LineageQuery) -> Response:
     options = (await get_settings(request)).server
     lineage_request = query.to_request(options)
+    spare = partial(spare_lineage_connection, request)
     async with lineage_connection(request) as conn:
-        graph = await service.get_lineage(conn, lineage_request)
+        graph = await service.get_lineage(conn, lineage_request, spare)
     # A large graph is tens of thousands of objects: freeing them took ~4 ms of a 2,000-node
     # graph's response time. The background task holds the graph until the body is sent.
     held = BackgroundTask(_release, graph)

@@ -26,6 +26,7 @@ from server.lineage.model import (
     SymlinkRelation,
     make,
 )
+from server.lineage.prefetch import RunPrefetch, Spare
 from server.lineage.sql import Connection, Record
 from server.lineage.traversal import DOWN, UP, Traversal
 
@@ -34,12 +35,19 @@ from server.lineage.traversal import DOWN, UP, Traversal
 ROWS_PER_NODE = 20
 
 
-async def get_lineage(conn: Connection, request: LineageRequest) -> LineageGraph:
-    """The lineage graph around the start nodes (NotFoundError if one does not exist)."""
+async def get_lineage(
+    conn: Connection, request: LineageRequest, spare: Spare | None = None
+) -> LineageGraph:
+    """The lineage graph around the start nodes (NotFoundError if one does not exist);
+    `spare`: a second connection, if the pool has one idle, for loading runs meanwhile."""
     trav = Traversal(request.max_nodes)
     start = trav.admit(NodeRef(request.start_kind, i) for i in request.start_ids)
-    await _expand(conn, request, trav, start)
-    graph = await assemble_graph(conn, request, trav)
+    prefetch = RunPrefetch(spare)
+    try:
+        await _expand(conn, request, trav, start, prefetch)
+        graph = await assemble_graph(conn, request, trav, prefetch)
+    finally:
+        await prefetch.close()
     if request.include_column_lineage:
         graph.columns = await column_lineage(conn, request, trav)
     return cap_relations(graph, RELATIONS_PER_NODE * request.max_nodes)
@@ -66,7 +74,11 @@ def _directions(direction: Direction) -> tuple[str, ...]:
 
 
 async def _expand(
-    conn: Connection, request: LineageRequest, trav: Traversal, start: list[NodeRef]
+    conn: Connection,
+    request: LineageRequest,
+    trav: Traversal,
+    start: list[NodeRef],
+    prefetch: RunPrefetch,
 ) -> None:
     directions = _directions(request.direction)
     first = await _start_level(conn, request, trav, start, directions)
@@ -78,6 +90,7 @@ async def _expand(
         if first is not None and all({r.id for r in f} == first[1] for f in frontier.values()):
             level = first[0]
         else:
+            prefetch.start(trav)  # the runs found so far, while this level is fetched
             level = await _level(conn, request, kind, frontier)
         first = None
         for direction, members in level.members.items():
