@@ -28,8 +28,11 @@ from server.lineage.traversal import Traversal
 
 # A connection the pool has idle, or None: the caller then runs without one.
 Spare = Callable[[], AbstractAsyncContextManager[Connection | None]]
-# Below this many runs a second statement saves less than it costs (~0.3 ms).
-MIN_PREFETCH_RUNS = 200
+# Fewer runs found before a level saved nothing: from the benchmark's job start nodes ~440
+# of a graph's ~1,980 runs are known before its second level, and prefetching them left the
+# graphs as slow in process and ~2 ms slower at p50 through HTTP (a second statement for the
+# rest, two backends sharing the cores); from its dataset start nodes 867-1,750 are.
+MIN_PREFETCH_RUNS = 500
 
 
 class RunPrefetch:
@@ -42,7 +45,7 @@ class RunPrefetch:
 
     def start(self, trav: Traversal) -> None:
         """Begin loading the runs in `trav` now, if there are enough and nothing began yet."""
-        if self._spare is None or self._task is not None:
+        if self._spare is None or self._task is not None or len(trav.nodes) < MIN_PREFETCH_RUNS:
             return
         ids: list[Any] = [ref.id for ref in trav.of_kind(NodeKind.RUN)]
         if len(ids) < MIN_PREFETCH_RUNS:
