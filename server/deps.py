@@ -80,9 +80,10 @@ async def spare_lineage_connection(request: Request) -> AsyncIterator[asyncpg.Co
     """Another lineage connection for the same request if one is idle now, else None: never
     one that this or another request would wait for (server.lineage.prefetch).
 
-    Every lineage connection is taken through here or `lineage_connection`, which count
-    them before the pool is asked: while fewer are counted than it keeps, the pool has one
-    to give at once, and a request that would wait for one is already counted."""
+    Every lineage connection a request takes comes through here or `lineage_connection`,
+    which count them before the pool is asked (the start-up warm-up holds them all before
+    any request): while fewer are counted than it keeps, the pool has one to give at once,
+    and a request that would wait for one is already counted."""
     databases = _databases(request)
     held = databases.lineage_held
     if held.count >= held.limit:

@@ -5,8 +5,9 @@ per-key lookups: ~10 ms for the ~2,000 runs of a capped depth-5 graph over all h
 1M-event benchmark database. Most of them are admitted by the first level, and the next
 levels' statements take as long or longer. PostgreSQL runs one statement on one core, and
 the server waits while it does: on a second connection the runs found so far are loaded
-while the next level is fetched, on another core. On that database this took the largest
-graph's service from 64.0 to 56.3 ms in process (benchmarks/README.md, thirty-fifth set).
+while the next level is fetched, on another core. On that database the 30 such graphs
+from the benchmark's start datasets took 1,588.5 ms in process instead of 1,429.0, the
+largest 58.4 ms instead of 69.6 (benchmarks/README.md, thirty-fifth set).
 
 Only with a spare connection: one the pool has idle now (`server.deps`), never one a request
 would wait for, so that a busy server runs each graph on one connection as before. The rows
@@ -17,7 +18,7 @@ all of them were.
 
 import asyncio
 from collections.abc import Callable, Collection
-from contextlib import AbstractAsyncContextManager, suppress
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 from uuid import UUID
 
@@ -79,6 +80,8 @@ class RunPrefetch:
         if task is None:
             return
         task.cancel()
-        # The request's own error is the one to report; this load's, if any, goes with it.
-        with suppress(asyncio.CancelledError, Exception):
-            await task
+        # Waits for the load to end without raising its outcome: the request's own error is
+        # the one to report, and a cancellation of the request itself still reaches it.
+        await asyncio.wait([task])
+        if not task.cancelled():
+            task.exception()  # retrieved: asyncio would log it as never retrieved

@@ -145,6 +145,36 @@ async def test_a_graph_that_fails_gives_its_spare_connection_back(
     assert await second.fetchval("SELECT 1") == 1
 
 
+@pytest.mark.usefixtures("every_graph")
+async def test_a_cancelled_graph_is_cancelled_and_gives_its_spare_connection_back(
+    conn: sql.Connection,
+    second: asyncpg.Connection,
+    lineage_world: LineageWorld,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loading = asyncio.Event()
+    listed = node_queries.list_runs
+
+    async def slow_runs(*args: Any, **kwargs: Any) -> Any:
+        loading.set()
+        await asyncio.sleep(30)
+        return await listed(*args, **kwargs)
+
+    monkeypatch.setattr(node_queries, "list_runs", slow_runs)
+    spares = Spares(second)
+    start = lineage_world.datasets["lin.raw_orders"]
+    graph = asyncio.create_task(
+        service.get_lineage(conn, request_for(start, Granularity.RUN), spares)
+    )
+    await asyncio.wait_for(loading.wait(), timeout=10)
+    graph.cancel()  # as the server's time limit cancels a request
+    with pytest.raises(asyncio.CancelledError):
+        await graph
+    assert spares.taken == 1
+    assert spares.open == 0
+    assert await second.fetchval("SELECT 1") == 1
+
+
 async def test_a_spare_is_never_one_a_request_would_wait_for(database_url: str) -> None:
     app = create_app(server_settings(database_url))  # two kept and two more: four at most
     held = app.state.databases.lineage_held
