@@ -6,7 +6,8 @@
 
 For each of the API harness's first `--samples` start datasets (seed 7, all history), or
 the `--start` dataset ids, the graph is built `--passes` times on a connection of the
-server's lineage engine, as the server builds it, and rendered. The service's steps are
+server's lineage engine, as the server builds it on one connection (no spare connection for
+its runs: `prefetch_ab.py` measures that), and rendered. The service's steps are
 wrapped with timers (wall time, inclusive: a step's time includes the steps and statements
 it calls) and every statement's fetch is timed, so that `outside_sql_ms` is what the
 server's Python and native steps take of the service. Medians per step over the passes,
@@ -34,7 +35,7 @@ from benchmarks.fetch_split import (
     start_datasets,
     write,
 )
-from server.lineage import assemble, levels, queries, render, service, traversal
+from server.lineage import assemble, levels, node_queries, queries, render, service, traversal
 from server.lineage.model import LineageRequest
 from shared.runtime import tune_gc
 
@@ -55,7 +56,7 @@ STEPS: tuple[tuple[Any, str], ...] = (
     (service, "_expand"),
     (service, "assemble_graph"),
     (assemble, "_runs"),
-    (assemble, "_by_id"),
+    (node_queries, "rows_by_id"),  # assemble._by_id before the thirty-fifth session
     (assemble, "_jobs_and_datasets"),
     (assemble, "_present"),
     (assemble, "_attach_relations"),
