@@ -28,8 +28,8 @@ from starlette.types import Message
 
 from benchmarks import api
 from server.app import create_app
+from server.runtime import tune_server_gc
 from server.settings import ServerSettings
-from shared.runtime import tune_gc
 
 
 def _app(database: str) -> FastAPI:
@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--granularity", default="DATASET")
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
-    tune_gc()
+    tune_server_gc()
     # The server's event loop (server.__main__), so the counts are the server's.
     per_request = uvloop.run(run(args.database, args.start_kind, args.granularity, args.repeat))
     label = f"{args.start_kind} {args.granularity} depth 3"

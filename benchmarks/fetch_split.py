@@ -40,7 +40,7 @@ from server.app import create_lineage_engine
 from server.lineage import service
 from server.lineage.model import Direction, Granularity, LineageRequest, NodeKind, TimeWindow
 from server.lineage.render import render_json
-from shared.runtime import tune_gc
+from server.runtime import tune_server_gc
 from shared.settings import DatabaseSettings
 
 
@@ -227,7 +227,7 @@ def main() -> None:
     parser = graph_parser(__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
-    tune_gc()
+    tune_server_gc()
     write(args, uvloop.run(run(args)))
 
 

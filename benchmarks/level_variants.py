@@ -52,7 +52,7 @@ from server.app import LINEAGE_TUNING
 from server.lineage import service
 from server.lineage.model import Granularity
 from server.lineage.sql import PG_EPOCH, TEXT_TIMES
-from shared.runtime import tune_gc
+from server.runtime import tune_server_gc
 
 # The routed prototype's select (the server's own row-by-row select, `queries._IO_ROWS`, on
 # one partition): names from the constants below and the catalogue; values are bound.
@@ -180,7 +180,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.granularity is not Granularity.RUN:
         parser.error("--granularity: RUN only (the level from runs is what varies)")
-    tune_gc()
+    tune_server_gc()
     write(args, uvloop.run(run(args)))
 
 

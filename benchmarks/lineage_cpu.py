@@ -30,7 +30,7 @@ from server.app import create_lineage_engine
 from server.lineage import service
 from server.lineage.model import Granularity
 from server.lineage.render import render_json
-from shared.runtime import tune_gc
+from server.runtime import tune_server_gc
 from shared.settings import DatabaseSettings
 
 
@@ -62,7 +62,7 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
-    tune_gc()
+    tune_server_gc()
     # The server's event loop (server.__main__), so the counts are the server's.
     per_request = uvloop.run(run(args.database, args.granularity, args.depth, args.repeat))
     print(f"{args.granularity} depth {args.depth}: {per_request * 1000:.2f} CPU-ms per request")

@@ -37,7 +37,7 @@ from benchmarks.fetch_split import (
 )
 from server.lineage import assemble, levels, node_queries, queries, render, service, traversal
 from server.lineage.model import LineageRequest
-from shared.runtime import tune_gc
+from server.runtime import tune_server_gc
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -168,7 +168,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.passes < 1:
         parser.error("--passes: at least 1")
-    tune_gc()
+    tune_server_gc()
     write(args, uvloop.run(run(args)))
 
 

@@ -33,7 +33,7 @@ from server.lineage.model import (
     NodeKind,
     TimeWindow,
 )
-from shared.runtime import tune_gc
+from server.runtime import tune_server_gc
 
 
 class Offered:
@@ -124,7 +124,7 @@ def main() -> None:
     parser.add_argument("--passes", type=int, default=6)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    tune_gc()
+    tune_server_gc()
     write(args, uvloop.run(run(args)))
 
 

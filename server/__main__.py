@@ -4,15 +4,15 @@ import uvicorn
 
 from server.app import create_app
 from server.observability import configure_logging
+from server.runtime import tune_server_gc
 from server.settings import ServerSettings
-from shared.runtime import tune_gc
 
 
 def main() -> None:
     settings = ServerSettings()
     configure_logging(settings.log)
     app = create_app(settings)
-    tune_gc()
+    tune_server_gc()
     uvicorn.run(
         app,
         host=settings.server.host,

@@ -12,8 +12,9 @@ T = TypeVar("T")
 YOUNG_THRESHOLD = 100_000
 
 
-def tune_gc() -> None:
-    """Collect cycles rarely; leave the start-up heap out of every later collection.
+def tune_gc(young: int = YOUNG_THRESHOLD) -> None:
+    """Collect cycles rarely (a young collection every `young` net allocations); leave the
+    start-up heap out of every later collection.
 
     Both processes allocate millions of short-lived, acyclic objects (parsed JSON,
     records, result rows) that reference counting frees at once; with the default
@@ -24,7 +25,7 @@ def tune_gc() -> None:
     """
     gc.collect()
     gc.freeze()
-    gc.set_threshold(YOUNG_THRESHOLD, 20, 20)
+    gc.set_threshold(young, 20, 20)
 
 
 def run(main: Coroutine[Any, Any, T]) -> T:
