@@ -65,14 +65,8 @@ async def lineage_connection(request: Request) -> AsyncIterator[asyncpg.Connecti
     lineage graph walks (autocommit; see server.lineage.sql for why not a session).
 
     A context manager, not a dependency: server.lineage.routes says why."""
-    pool = (await get_settings(request)).database
-    databases = _databases(request)
-    databases.lineage_held.count += 1
-    try:
-        async with databases.lineage.connect() as conn:
-            yield await _open_driver_connection(conn, pool.most_connections)
-    finally:
-        databases.lineage_held.count -= 1
+    async with _counted_lineage_connection(_databases(request)) as conn:
+        yield conn
 
 
 @asynccontextmanager
@@ -85,10 +79,18 @@ async def spare_lineage_connection(request: Request) -> AsyncIterator[asyncpg.Co
     any request): while fewer are counted than it keeps, the pool has one to give at once,
     and a request that would wait for one is already counted."""
     databases = _databases(request)
-    held = databases.lineage_held
-    if held.count >= held.limit:
+    if databases.lineage_held.count >= databases.lineage_held.limit:
         yield None
         return
+    async with _counted_lineage_connection(databases) as conn:
+        yield conn
+
+
+@asynccontextmanager
+async def _counted_lineage_connection(databases: Databases) -> AsyncIterator[asyncpg.Connection]:
+    """A lineage connection, counted in `lineage_held` from before the pool is asked until
+    it is back."""
+    held = databases.lineage_held
     held.count += 1
     try:
         async with databases.lineage.connect() as conn:

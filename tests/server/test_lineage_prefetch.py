@@ -109,21 +109,29 @@ async def test_small_graphs_take_no_spare_connection(
     assert spares.taken == 0  # none has MIN_PREFETCH_RUNS runs
 
 
+@pytest.fixture
+def loading(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """Set once runs begin to load; the load then stays in flight (30 s) for the test to act."""
+    begun = asyncio.Event()
+    listed = node_queries.list_runs
+
+    async def slow_runs(*args: Any, **kwargs: Any) -> Any:
+        begun.set()
+        await asyncio.sleep(30)
+        return await listed(*args, **kwargs)
+
+    monkeypatch.setattr(node_queries, "list_runs", slow_runs)
+    return begun
+
+
 @pytest.mark.usefixtures("every_graph")
 async def test_a_graph_that_fails_gives_its_spare_connection_back(
     conn: sql.Connection,
     second: asyncpg.Connection,
     lineage_world: LineageWorld,
     monkeypatch: pytest.MonkeyPatch,
+    loading: asyncio.Event,
 ) -> None:
-    loading = asyncio.Event()
-    listed = node_queries.list_runs
-
-    async def slow_runs(*args: Any, **kwargs: Any) -> Any:
-        loading.set()
-        await asyncio.sleep(30)  # still loading when the graph fails
-        return await listed(*args, **kwargs)
-
     level = service._level
 
     async def failing_level(*args: Any, **kwargs: Any) -> Any:
@@ -132,7 +140,6 @@ async def test_a_graph_that_fails_gives_its_spare_connection_back(
         await loading.wait()
         raise asyncpg.QueryCanceledError("canceling statement due to statement timeout")
 
-    monkeypatch.setattr(node_queries, "list_runs", slow_runs)
     monkeypatch.setattr(service, "_level", failing_level)
     spares = Spares(second)
     start = lineage_world.datasets["lin.raw_orders"]
@@ -150,17 +157,8 @@ async def test_a_cancelled_graph_is_cancelled_and_gives_its_spare_connection_bac
     conn: sql.Connection,
     second: asyncpg.Connection,
     lineage_world: LineageWorld,
-    monkeypatch: pytest.MonkeyPatch,
+    loading: asyncio.Event,
 ) -> None:
-    loading = asyncio.Event()
-    listed = node_queries.list_runs
-
-    async def slow_runs(*args: Any, **kwargs: Any) -> Any:
-        loading.set()
-        await asyncio.sleep(30)
-        return await listed(*args, **kwargs)
-
-    monkeypatch.setattr(node_queries, "list_runs", slow_runs)
     spares = Spares(second)
     start = lineage_world.datasets["lin.raw_orders"]
     graph = asyncio.create_task(
