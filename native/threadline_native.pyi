@@ -37,6 +37,8 @@ class Renderer:
         truncated: bool,
     ) -> bytes:
         """server.lineage.render's body: these lists written natively, the bytes as given."""
+    def items(self, section: str, items: list[Any], lo: int, hi: int, *, first: bool) -> bytes:
+        """Items lo..hi of one of body's lists as body writes them, without its brackets."""
 
 def order_relations(relations: list[Any], unloaded: Any, uuid: type) -> list[Any]:
     """The relations with neither end in `unloaded`, sorted by (kind, source, target)."""

@@ -80,19 +80,33 @@ const OPERATION_FIELDS: [Field; 11] = [
     (b",\"ended_at\":", 10, As::Value),
 ];
 
-/// A JSON list of `items` (tuples), each written by `each`.
-fn list<'py>(
-    out: &mut W,
-    items: &Bound<'py, PyList>,
-    mut each: impl FnMut(&mut W, &Bound<'py, PyTuple>) -> PyResult<()>,
-) -> PyResult<()> {
-    out.push(b'[');
-    for (i, item) in items.iter().enumerate() {
-        sep(out, i);
-        each(out, item.downcast::<PyTuple>()?)?;
+/// A list section of the body: its items are the tuples of one Python list.
+#[derive(Clone, Copy)]
+enum Section {
+    Runs,
+    Operations,
+    Parents,
+    /// The I/O relations of one kind (a `RelationKind` value) among the graph's relations.
+    Io(&'static str),
+}
+
+impl Section {
+    /// The section of `render.SECTIONS`'s name.
+    fn named(name: &str) -> PyResult<Self> {
+        Ok(match name {
+            "runs" => Section::Runs,
+            "operations" => Section::Operations,
+            "parents" => Section::Parents,
+            "inputs" => Section::Io("INPUT"),
+            "outputs" => Section::Io("OUTPUT"),
+            "dataset_lineage" => Section::Io("DATASET"),
+            _ => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "not a list section: {name}"
+                )))
+            }
+        })
     }
-    out.push(b']');
-    Ok(())
 }
 
 /// The body's sections of a `LineageGraph`, written as orjson writes them.
@@ -158,22 +172,28 @@ impl Renderer {
         out.extend_from_slice(datasets);
         out.extend_from_slice(b",\"jobs\":");
         out.extend_from_slice(jobs);
+        let mut types = HashMap::new();
+        let mut list = |out: &mut W, section, items| -> PyResult<()> {
+            out.push(b'[');
+            self.write_items(out, section, items, true, &mut types)?;
+            out.push(b']');
+            Ok(())
+        };
         out.extend_from_slice(b",\"runs\":");
-        self.nodes(&mut out, runs, &RUN_FIELDS)?;
+        list(&mut out, Section::Runs, runs)?;
         out.extend_from_slice(b",\"operations\":");
-        self.nodes(&mut out, operations, &OPERATION_FIELDS)?;
+        list(&mut out, Section::Operations, operations)?;
         out.extend_from_slice(b"},\"relations\":{\"parents\":");
-        self.parents(&mut out, parents)?;
+        list(&mut out, Section::Parents, parents)?;
         out.extend_from_slice(b",\"symlinks\":");
         out.extend_from_slice(symlinks);
-        let mut types = HashMap::new();
         for (name, kind) in [
             (&b",\"inputs\":"[..], "INPUT"),
             (b",\"outputs\":", "OUTPUT"),
             (b",\"dataset_lineage\":", "DATASET"),
         ] {
             out.extend_from_slice(name);
-            self.io(&mut out, relations, kind, &mut types)?;
+            list(&mut out, Section::Io(kind), relations)?;
         }
         out.extend_from_slice(b",\"direct_column_lineage\":");
         out.extend_from_slice(direct);
@@ -190,35 +210,94 @@ impl Renderer {
         }
         Ok(body)
     }
+
+    /// Items `lo..hi` of `items` as `body` writes them inside the list `section` names
+    /// ("runs", "operations", "parents"; "inputs", "outputs" or "dataset_lineage": only the
+    /// relations of that kind among those items), without the list's brackets: a comma
+    /// before each, but not before the list's first (`first`: none written in it yet).
+    /// `render.render_chunks` writes a large body's lists a slice at a time.
+    #[pyo3(signature = (section, items, lo, hi, *, first))]
+    fn items<'py>(
+        &self,
+        py: Python<'py>,
+        section: &str,
+        items: &Bound<'py, PyList>,
+        lo: usize,
+        hi: usize,
+        first: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let section = Section::named(section)?;
+        let mut out = self
+            .buffer
+            .try_lock()
+            .map_err(|_| unsupported("buffer in use"))?;
+        out.clear();
+        let slice = items.get_slice(lo, hi);
+        self.write_items(&mut out, section, &slice, first, &mut HashMap::new())?;
+        let written = PyBytes::new(py, &out);
+        if out.capacity() > KEPT_BUFFER_BYTES {
+            *out = Vec::new();
+        }
+        Ok(written)
+    }
 }
 
 impl Renderer {
-    /// `render._runs(nodes)` or `render._operations(nodes)`: a list of objects, each of the
-    /// node tuple's `fields`.
-    fn nodes(&self, out: &mut W, nodes: &Bound<'_, PyList>, fields: &[Field]) -> PyResult<()> {
-        list(out, nodes, |out, node| {
-            for &(name, at, how) in fields {
-                out.extend_from_slice(name);
-                let value = node.get_item(at)?;
-                match how {
-                    As::Value => self.value(out, &value)?,
-                    As::Id => self.text_of(out, &value)?,
-                    As::OptionalId => self.optional_text_of(out, &value)?,
-                    As::Status => self.status(out, &value)?,
+    /// The items of `items` in `section`, each after a comma but the first when `first`;
+    /// whether any was written.
+    fn write_items(
+        &self,
+        out: &mut W,
+        section: Section,
+        items: &Bound<'_, PyList>,
+        first: bool,
+        types: &mut HashMap<Option<i64>, W>,
+    ) -> PyResult<bool> {
+        let mut wrote = false;
+        for item in items.iter() {
+            let item = item.downcast::<PyTuple>()?;
+            if let Section::Io(kind) = section {
+                let this = item.get_item(0)?;
+                let this = this.downcast::<PyString>()?.to_str()?;
+                if this != kind {
+                    if !matches!(this, "INPUT" | "OUTPUT" | "DATASET") {
+                        return Err(unsupported("relation kind"));
+                    }
+                    continue;
                 }
             }
-            out.push(b'}');
-            Ok(())
-        })
+            if wrote || !first {
+                out.push(b',');
+            }
+            wrote = true;
+            match section {
+                Section::Runs => self.node(out, item, &RUN_FIELDS)?,
+                Section::Operations => self.node(out, item, &OPERATION_FIELDS)?,
+                Section::Parents => {
+                    self.ends(out, &item.get_item(0)?, &item.get_item(1)?)?;
+                    out.push(b'}');
+                }
+                Section::Io(kind) => self.relation(out, item, kind, types)?,
+            }
+        }
+        Ok(wrote)
     }
 
-    /// The parent relations: `{"from": ref, "to": ref}` per pair of NodeRefs.
-    fn parents(&self, out: &mut W, pairs: &Bound<'_, PyList>) -> PyResult<()> {
-        list(out, pairs, |out, pair| {
-            self.ends(out, &pair.get_item(0)?, &pair.get_item(1)?)?;
-            out.push(b'}');
-            Ok(())
-        })
+    /// One object of `render._runs(nodes)` or `render._operations(nodes)`: the node tuple's
+    /// `fields`.
+    fn node(&self, out: &mut W, node: &Bound<'_, PyTuple>, fields: &[Field]) -> PyResult<()> {
+        for &(name, at, how) in fields {
+            out.extend_from_slice(name);
+            let value = node.get_item(at)?;
+            match how {
+                As::Value => self.value(out, &value)?,
+                As::Id => self.text_of(out, &value)?,
+                As::OptionalId => self.optional_text_of(out, &value)?,
+                As::Status => self.status(out, &value)?,
+            }
+        }
+        out.push(b'}');
+        Ok(())
     }
 
     /// A relation object's first two keys: `{"from": ref, "to": ref` (render._Refs).
@@ -234,50 +313,31 @@ impl Renderer {
         self.node_ref(out, target)
     }
 
-    /// The relations of one `kind` of `render._io(relations)`, in the graph's order (a
-    /// relation of no known kind is declined: Python raises the KeyError).
-    fn io(
+    /// One relation of `kind` of `render._io(relations)`.
+    fn relation(
         &self,
         out: &mut W,
-        relations: &Bound<'_, PyList>,
+        f: &Bound<'_, PyTuple>,
         kind: &str,
         types: &mut HashMap<Option<i64>, W>,
     ) -> PyResult<()> {
-        out.push(b'[');
-        let mut first = true;
-        for relation in relations.iter() {
-            let f = relation.downcast::<PyTuple>()?;
-            let this = f.get_item(0)?;
-            let this = this.downcast::<PyString>()?.to_str()?;
-            if this != kind {
-                if !matches!(this, "INPUT" | "OUTPUT" | "DATASET") {
-                    return Err(unsupported("relation kind"));
-                }
-                continue;
-            }
-            if !first {
-                out.push(b',');
-            }
-            first = false;
-            self.ends(out, &f.get_item(1)?, &f.get_item(2)?)?;
-            let fields: [(&[u8], usize); 5] = [
-                (b",\"num_rows\":", 3),
-                (b",\"num_bytes\":", 4),
-                (b",\"num_files\":", 5),
-                (b",\"first_seen_at\":", 7),
-                (b",\"last_seen_at\":", 8),
-            ];
-            for (name, i) in fields {
-                out.extend_from_slice(name);
-                self.value(out, &f.get_item(i)?)?;
-            }
-            if kind != "INPUT" {
-                out.extend_from_slice(b",\"types\":");
-                self.output_types(out, &f.get_item(6)?, types)?;
-            }
-            out.push(b'}');
+        self.ends(out, &f.get_item(1)?, &f.get_item(2)?)?;
+        let fields: [(&[u8], usize); 5] = [
+            (b",\"num_rows\":", 3),
+            (b",\"num_bytes\":", 4),
+            (b",\"num_files\":", 5),
+            (b",\"first_seen_at\":", 7),
+            (b",\"last_seen_at\":", 8),
+        ];
+        for (name, i) in fields {
+            out.extend_from_slice(name);
+            self.value(out, &f.get_item(i)?)?;
         }
-        out.push(b']');
+        if kind != "INPUT" {
+            out.extend_from_slice(b",\"types\":");
+            self.output_types(out, &f.get_item(6)?, types)?;
+        }
+        out.push(b'}');
         Ok(())
     }
 

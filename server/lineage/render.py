@@ -10,7 +10,7 @@ these functions.
 """
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -262,3 +262,101 @@ def native_body(graph: LineageGraph, renderer: "Renderer") -> bytes:
         indirect=_dumps(_columns(graph.columns, ColumnLineageType.INDIRECT)),
         truncated=graph.truncated,
     )
+
+
+# A body of this many list items (runs, operations, parent and I/O relations; ~0.3 KB each)
+# or more is sent in pieces as it is written (`render_chunks`): the client reads the first
+# pieces while the server writes the rest, on the machine's other core. Smaller bodies go
+# whole, with their length: a piece and its framing cost more than they overlap.
+STREAM_MIN_ITEMS = 2_000
+# Items per native call, and the size of a piece sent (~1,000 items).
+STREAM_STEP = 1_000
+CHUNK_BYTES = 256 << 10
+
+
+def is_large(graph: LineageGraph) -> bool:
+    """Whether `graph`'s body is sent in pieces (`render_chunks`)."""
+    items = len(graph.runs) + len(graph.operations) + len(graph.parents) + len(graph.relations)
+    return NATIVE is not None and items >= STREAM_MIN_ITEMS
+
+
+def render_chunks(
+    graph: LineageGraph,
+    renderer: "Renderer | None" = NATIVE,
+    step: int | None = None,
+    chunk_bytes: int | None = None,
+) -> Iterator[bytes]:
+    """render_json's bytes in pieces of about `chunk_bytes` (CHUNK_BYTES), each written when
+    the previous one has been taken, `step` (STREAM_STEP) list items per native call. A
+    value the native `renderer` declines midway is rendered in Python (the whole body, as
+    render_json would): its bytes after those already given follow, which are the same
+    bytes up to there (tests/server/test_native_render.py)."""
+    if renderer is None:
+        yield render_json(graph, None)
+        return
+    given: list[bytes] = []
+    try:
+        chunks = _native_chunks(graph, renderer, step or STREAM_STEP, chunk_bytes or CHUNK_BYTES)
+        for chunk in chunks:
+            given.append(chunk)
+            yield chunk
+    except NATIVE_DECLINES:
+        whole, done = _dumps(render(graph)), b"".join(given)
+        if not whole.startswith(done):  # the native writer and Python's disagree: a bug
+            raise RuntimeError("the native body's first bytes differ from Python's") from None
+        yield whole[len(done) :]
+
+
+# A list section of the body: its name for Renderer.items, and its items.
+_Section = tuple[str, list[Any]]
+
+
+def _parts(graph: LineageGraph) -> list[bytes | _Section]:
+    """native_body's document in order: its bytes, and its lists for Renderer.items."""
+    ending = b'},"truncated":true}' if graph.truncated else b'},"truncated":false}'
+    return [
+        b'{"nodes":{"datasets":' + _dumps([_dataset(n) for n in graph.datasets]),
+        b',"jobs":' + _dumps([_job(n) for n in graph.jobs]) + b',"runs":',
+        ("runs", graph.runs),
+        b',"operations":',
+        ("operations", graph.operations),
+        b'},"relations":{"parents":',
+        ("parents", graph.parents),
+        b',"symlinks":' + _dumps(_symlinks(graph)) + b',"inputs":',
+        ("inputs", graph.relations),
+        b',"outputs":',
+        ("outputs", graph.relations),
+        b',"dataset_lineage":',
+        ("dataset_lineage", graph.relations),
+        b',"direct_column_lineage":' + _dumps(_columns(graph.columns, ColumnLineageType.DIRECT)),
+        b',"indirect_column_lineage":'
+        + _dumps(_columns(graph.columns, ColumnLineageType.INDIRECT))
+        + ending,
+    ]
+
+
+def _native_chunks(
+    graph: LineageGraph, renderer: "Renderer", step: int, chunk_bytes: int
+) -> Iterator[bytes]:
+    pending: list[bytes] = []
+    size = 0
+    for part in _parts(graph):
+        for piece in [part] if isinstance(part, bytes) else _list(renderer, *part, step):
+            pending.append(piece)
+            size += len(piece)
+            if size >= chunk_bytes:
+                yield b"".join(pending)
+                pending.clear()
+                size = 0
+    yield b"".join(pending)
+
+
+def _list(renderer: "Renderer", section: str, items: list[Any], step: int) -> Iterator[bytes]:
+    """One list of the body, `step` items at a time."""
+    yield b"["
+    first = True
+    for lo in range(0, len(items), step):
+        piece = renderer.items(section, items, lo, lo + step, first=first)
+        first = first and not piece
+        yield piece
+    yield b"]"

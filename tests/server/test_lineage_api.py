@@ -1,6 +1,7 @@
 """The lineage endpoint contract: parameters, several start nodes, errors (never a 5xx)."""
 
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,6 +12,8 @@ from hypothesis import strategies as st
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from consumer.ingest import ingest_payloads
+from server.lineage import render, routes
+from server.lineage.model import LineageGraph
 from server.lineage.schemas import LineageResponse
 from shared.uuids import uuid7_time
 from tests.server.conftest import open_client, reader_api_client, server_settings
@@ -232,6 +235,34 @@ async def test_body_matches_the_documented_schema(
     assert body["nodes"]["datasets"]
     model = LineageResponse.model_validate(body)
     assert model.model_dump(mode="json", by_alias=True) == body
+
+
+@pytest.mark.parametrize("granularity", ["OPERATION", "RUN", "JOB", "DATASET"])
+async def test_a_large_body_comes_in_pieces_with_the_same_bytes(
+    lineage_client: httpx.AsyncClient,
+    lineage_world: LineageWorld,
+    monkeypatch: pytest.MonkeyPatch,
+    granularity: str,
+) -> None:
+    params = {**_dataset(lineage_world), "depth": 4, "granularity": granularity}
+    whole = await _get(lineage_client, **params)
+    assert whole.headers["content-length"] == str(len(whole.content))
+    given: list[bytes] = []
+
+    def spied(graph: LineageGraph) -> Iterator[bytes]:
+        for piece in render.render_chunks(graph, step=1, chunk_bytes=1):
+            given.append(piece)
+            yield piece
+
+    monkeypatch.setattr(render, "STREAM_MIN_ITEMS", 1)  # every graph here is small
+    monkeypatch.setattr(routes, "render_chunks", spied)
+    streamed = await _get(lineage_client, **params)
+    assert streamed.status_code == 200
+    assert "content-length" not in streamed.headers
+    assert streamed.headers["content-type"] == "application/json"
+    assert "x-request-id" in streamed.headers
+    assert streamed.content == whole.content
+    assert len(given) > 3
 
 
 async def test_run_dated_past_2242_is_found(

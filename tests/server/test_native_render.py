@@ -75,11 +75,18 @@ def built_renderer() -> "Renderer":
     return built(render.NATIVE)
 
 
+# (items per native call, bytes per piece) for render_chunks: a piece per item, a few items
+# per piece, the server's own sizes.
+PIECES = [(1, 1), (3, 200), (None, None)]
+
+
 def both(graph: LineageGraph, *, declined: bool = False) -> bytes:
-    """The body both ways; they must be equal. Unless the graph holds a value the native
-    writer declines, its sections must be written natively (no fallback)."""
+    """The body both ways, and in pieces; they must be equal. Unless the graph holds a value
+    the native writer declines, its sections must be written natively (no fallback)."""
     python = render.render_json(graph, None)
     assert render.render_json(graph, built_renderer()) == python
+    for step, size in PIECES:
+        assert b"".join(render.render_chunks(graph, built_renderer(), step, size)) == python
     if declined:
         with pytest.raises(render.NATIVE_DECLINES):
             render.native_body(graph, built_renderer())
@@ -271,6 +278,45 @@ def test_values_python_refuses_raise_the_same_error(run: RunNode) -> None:
         render.render_json(graph, built_renderer())
     assert type(spliced.value) is type(python.value)
     assert str(spliced.value) == str(python.value)
+    with pytest.raises(type(python.value)) as pieces:
+        b"".join(render.render_chunks(graph, built_renderer(), 1, 1))
+    assert str(pieces.value) == str(python.value)
+
+
+def test_a_value_declined_midway_ends_the_pieces_the_python_way() -> None:
+    """Pieces already given are native; the rest is the Python body's, from where they end."""
+    runs = [run_with() for _ in range(5)]
+    odd = IORelation(
+        RelationKind.INPUT,
+        NodeRef(NodeKind.DATASET, 1),
+        NodeRef(NodeKind.RUN, runs[0].id),
+        1,
+        None,
+        None,
+        None,
+        datetime(2026, 1, 5, tzinfo=ELSEWHERE),  # a time zone other than UTC: declined
+        TIMES[1],
+    )
+    graph = LineageGraph(runs=runs, relations=[odd])
+    pieces = list(render.render_chunks(graph, built_renderer(), 1, 1))
+    python = render.render_json(graph, None)
+    assert len(pieces) > 5  # the runs were given natively, one by one, before the relation
+    assert b"".join(pieces) == python
+
+
+def test_only_large_bodies_are_sent_in_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    small = LineageGraph(runs=[run_with() for _ in range(3)])
+    assert not render.is_large(small)
+    monkeypatch.setattr(render, "STREAM_MIN_ITEMS", 3)
+    assert render.is_large(small)
+    monkeypatch.setattr(render, "NATIVE", None)  # pieces come from the native writer only
+    assert not render.is_large(small)
+    assert list(render.render_chunks(small, None)) == [render.render_json(small, None)]
+
+
+def test_items_of_an_unknown_list_are_refused() -> None:
+    with pytest.raises(ValueError, match="not a list section"):
+        built_renderer().items("symlinks", [], 0, 1, first=True)
 
 
 def bigint(ref: NodeRef) -> NodeRef:

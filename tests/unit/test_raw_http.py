@@ -1,6 +1,6 @@
 """The harness's lean HTTP client against a real HTTP/1.1 server on the loopback: status,
-body and headers as sent, the connection kept, reopened once the server closed it, and an
-answer it cannot frame refused rather than misread."""
+body and headers as sent, chunked bodies read whole, the connection kept, reopened once
+the server closed it, and an answer it cannot frame refused rather than misread."""
 
 import select
 import threading
@@ -24,7 +24,16 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            self.wfile.write(b"2\r\n{}\r\n0\r\n\r\n")
+            big = b"x" * 200_000
+            self.wfile.write(b'2\r\n["\r\n%x;ext=1\r\n%s\r\n' % (len(big), big))
+            self.wfile.flush()
+            self.wfile.write(b'2\r\n"]\r\n0\r\n\r\n')
+            return
+        if self.path.startswith("/gzip"):
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "gzip, chunked")
+            self.end_headers()
+            self.wfile.write(b"0\r\n\r\n")
             return
         body = b'{"big": "' + b"x" * 300_000 + b'"}' if self.path == "/big" else b'{"a": 1}'
         self.send_response(404 if self.path.startswith("/missing") else 200)
@@ -83,11 +92,21 @@ def test_a_closed_connection_is_opened_again(base_url: str) -> None:
     assert len(set(connections)) == 2
 
 
-def test_an_answer_without_a_length_is_refused(base_url: str) -> None:
+def test_a_chunked_answer_is_read_whole_and_the_connection_kept(base_url: str) -> None:
     client = RawClient(base_url)
     try:
-        with pytest.raises(ConnectionError, match="Content-Length"):
-            client.get("/chunked")
+        assert client.get("/chunked") == b'["' + b"x" * 200_000 + b'"]'
+        assert client.get("/after") == b'{"a": 1}'
+    finally:
+        client.close()
+    assert len({connection for _, _, connection in _Handler.seen}) == 1
+
+
+def test_an_answer_it_cannot_frame_is_refused(base_url: str) -> None:
+    client = RawClient(base_url)
+    try:
+        with pytest.raises(ConnectionError, match="Content-Length or chunked"):
+            client.get("/gzip")
     finally:
         client.close()
 
