@@ -16,12 +16,14 @@ baseline server read another database instead, a copy of `--database` with anoth
 (the same ids: the start nodes are looked up in `--database`); either or both may be given.
 `--column-lineage` asks both for column lineage too. Each case also counts the first pass's
 requests whose bodies differ between the two servers (`bodies_differ`): a change that must
-keep the answers (a new schema, a new read path) is checked on the same requests.
+keep the answers (a new schema, a new read path) is checked on the same requests. Each start
+node's median per server (`median_ms_per_start`) shows which graphs a change moves.
 """
 
 import argparse
 import asyncio
 import gc
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -61,10 +63,11 @@ async def _case(
     gc.collect()
     gc.freeze()  # the harness's own objects out of the collector's way (api.py, eighteenth set)
     latencies: dict[str, list[float]] = {name: [] for name in clients}
+    per_start: dict[str, dict[str, list[float]]] = {str(n): {c: [] for c in clients} for n in ids}
     order = list(clients)
     differ = 0  # requests whose bodies differ between the servers (first pass)
     for done in range(passes):
-        for path, params in requests:
+        for node, (path, params) in zip(ids, requests, strict=True):
             bodies = []
             for name in order if done % 2 else reversed(order):
                 began = time.perf_counter()
@@ -72,6 +75,7 @@ async def _case(
                 response.raise_for_status()
                 bodies.append(response.json())
                 latencies[name].append((time.perf_counter() - began) * 1000)
+                per_start[str(node)][name].append(latencies[name][-1])
             if done == 0 and bodies[0] != bodies[1]:
                 differ += 1
     gc.unfreeze()
@@ -86,6 +90,11 @@ async def _case(
             "p50_ms": round(api.percentile(values, 50), 1),
             "p95_ms": round(api.percentile(values, 95), 1),
         }
+    # Each start node's median per server: which graphs a change moves, and by how much.
+    result["median_ms_per_start"] = {
+        node: {name: round(statistics.median(values), 1) for name, values in times.items()}
+        for node, times in per_start.items()
+    }
     return result
 
 
