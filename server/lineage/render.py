@@ -267,7 +267,8 @@ def native_body(graph: LineageGraph, renderer: "Renderer") -> bytes:
 # A body of this many list items (runs, operations, parent and I/O relations; ~0.3 KB each)
 # or more is sent in pieces as it is written (`render_chunks`): the client reads the first
 # pieces while the server writes the rest, on the machine's other core. Smaller bodies go
-# whole, with their length: a piece and its framing cost more than they overlap.
+# whole, with their length, as before: the client's reading of a ~0.5 MB body is too short
+# to hide much of, and the small graphs were not measured chunked.
 STREAM_MIN_ITEMS = 2_000
 # Items per native call, and the size of a piece sent (~1,000 items).
 STREAM_STEP = 1_000

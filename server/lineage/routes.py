@@ -57,11 +57,12 @@ async def _lineage(request: Request, query: LineageQuery) -> Response:
 class _Streamed(Response):
     """A JSON body sent in pieces (chunked) as they are written.
 
-    The client reads each piece while the next is written: a 3.6 MB body took ~4 ms less
-    to arrive whole (benchmarks/README.md, thirty-sixth set). The pieces are written on the
-    event loop's thread, between sends, never in a worker thread: they read the graph's
-    Python objects. Starlette's StreamingResponse would also start a task per request to
-    listen for a disconnect; a client gone midway only wastes the rest of the writing.
+    The client reads each piece while the next is written: the capped depth-5 graphs'
+    bodies (2-3.6 MB) arrived whole ~2 ms sooner at the median, through httpx
+    (benchmarks/README.md, thirty-sixth set). The pieces are written on the event loop's
+    thread, between sends, never in a worker thread: they read the graph's Python objects.
+    Starlette's StreamingResponse would also start a task per request to listen for a
+    disconnect; a client gone midway only wastes the rest of the writing.
     """
 
     media_type = "application/json"
