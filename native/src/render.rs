@@ -91,7 +91,7 @@ enum Section {
 }
 
 impl Section {
-    /// The section of `render.SECTIONS`'s name.
+    /// The section a name given to `Renderer.items` stands for.
     fn named(name: &str) -> PyResult<Self> {
         Ok(match name {
             "runs" => Section::Runs,
@@ -244,7 +244,8 @@ impl Renderer {
 
 impl Renderer {
     /// The items of `items` in `section`, each after a comma but the first when `first`;
-    /// whether any was written.
+    /// whether any was written. A relation of no known kind is declined (Python raises the
+    /// KeyError).
     fn write_items(
         &self,
         out: &mut W,

@@ -264,13 +264,13 @@ def native_body(graph: LineageGraph, renderer: "Renderer") -> bytes:
     )
 
 
-# A body of this many list items (runs, operations, parent and I/O relations; ~0.3 KB each)
-# or more is sent in pieces as it is written (`render_chunks`): the client reads the first
-# pieces while the server writes the rest, on the machine's other core. Smaller bodies go
-# whole, with their length, as before: the client's reading of a ~0.5 MB body is too short
-# to hide much of, and the small graphs were not measured chunked.
+# A body of this many list items (runs, operations, parent and I/O relations: 0.1-0.35 KB
+# each) or more is sent in pieces as it is written (`render_chunks`): the client reads the
+# first pieces while the server writes the rest, on the machine's other core. Smaller bodies
+# go whole, with their length, as before (the small graphs were not measured chunked).
 STREAM_MIN_ITEMS = 2_000
-# Items per native call, and the size of a piece sent (~1,000 items).
+# Items per native call, and the size of a piece sent (~1,000 items): 64 KiB and 1 MiB
+# pieces were slower for the 3.6 MB bodies (benchmarks/README.md, thirty-sixth session).
 STREAM_STEP = 1_000
 CHUNK_BYTES = 256 << 10
 
@@ -339,6 +339,8 @@ def _parts(graph: LineageGraph) -> list[bytes | _Section]:
 def _native_chunks(
     graph: LineageGraph, renderer: "Renderer", step: int, chunk_bytes: int
 ) -> Iterator[bytes]:
+    """The document of `_parts`, its lists written natively, in pieces of `chunk_bytes` or
+    more (the last may be smaller)."""
     pending: list[bytes] = []
     size = 0
     for part in _parts(graph):
