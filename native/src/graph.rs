@@ -342,10 +342,12 @@ pub fn fill_io_level<'py>(
 
 /// `grouping.group_io_rows` (`server/lineage/grouping.py`): a RUN or OPERATION level's rows,
 /// fetched one by one (thousands in a large graph), one per (direction, dataset, process) in
-/// the order of each group's first row. A group of one row is that row; a larger one (rare)
-/// is `merged(rows)`, the Python function that defines the aggregate. Directions other than
-/// "down" and "up", dataset ids that are not 64-bit integers, and two processes of one
-/// direction and dataset with equal hashes are declined: the caller then groups in Python.
+/// the order of each group's first row. A group of one row is that row; a larger one is
+/// what `merged(rows)`, the Python function that defines the aggregate, makes of it: made
+/// here (`merge_rows`), or by `merged` itself where a value is not one a level holds.
+/// Directions other than "down" and "up", dataset ids that are not 64-bit integers, and two
+/// processes of one direction and dataset with equal hashes are declined: the caller then
+/// groups in Python.
 #[pyfunction]
 pub fn group_io_rows<'py>(
     rows: &Bound<'py, PyAny>,
@@ -393,10 +395,97 @@ pub fn group_io_rows<'py>(
             for row in more {
                 group.append(row)?;
             }
-            found.append(merged.call1((group,))?)?;
+            // Natively where every value is one the rows of a level hold; anything else
+            // (or an error) is Python's `merged` to decide.
+            match merge_rows(&group) {
+                Ok(Some(row)) => found.append(row)?,
+                _ => found.append(merged.call1((group,))?)?,
+            }
         }
     }
     Ok(found)
+}
+
+/// `grouping.merged(group)` (`server/lineage/grouping.py`) for the rows of `group`: the
+/// counters and output types summed / OR-ed over the rows that have them (None if none has),
+/// the earliest creation and the latest event, and the schema of the latest row that has
+/// one (equal times: the greater id), compared as Python compares them (the first of equals
+/// kept). None where a counter or the types is not a 64-bit integer.
+fn merge_rows<'py>(group: &Bound<'py, PyList>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let py = group.py();
+    let first = group.get_item(0)?;
+    let mut sums: [Option<i128>; 3] = [None; 3];
+    let mut types: Option<i64> = None;
+    let mut earliest: Option<Bound<'py, PyAny>> = None;
+    let mut latest: Option<Bound<'py, PyAny>> = None;
+    let mut schema: Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)> = None;
+    for row in group.iter() {
+        for (sum, at) in sums.iter_mut().zip(3..6) {
+            let value = item(&row, at)?;
+            if value.is_none() {
+                continue;
+            }
+            let Ok(value) = value.extract::<i64>() else {
+                return Ok(None);
+            };
+            *sum = Some(sum.unwrap_or(0) + i128::from(value));
+        }
+        let bits = item(&row, 6)?;
+        if !bits.is_none() {
+            let Ok(bits) = bits.extract::<i64>() else {
+                return Ok(None);
+            };
+            types = Some(types.unwrap_or(0) | bits);
+        }
+        let created = item(&row, 7)?;
+        if earliest
+            .as_ref()
+            .map_or(Ok(true), |kept| created.lt(kept))?
+        {
+            earliest = Some(created);
+        }
+        let seen = item(&row, 8)?;
+        let schema_id = item(&row, 9)?;
+        if !schema_id.is_none() {
+            // max((seen, schema_id)): the later time, then the greater id.
+            let later = match &schema {
+                None => true,
+                Some((kept_seen, kept_id)) => {
+                    if seen.eq(kept_seen)? {
+                        schema_id.gt(kept_id)?
+                    } else {
+                        seen.gt(kept_seen)?
+                    }
+                }
+            };
+            if later {
+                schema = Some((seen.clone(), schema_id));
+            }
+        }
+        if latest.as_ref().map_or(Ok(true), |kept| seen.gt(kept))? {
+            latest = Some(seen);
+        }
+    }
+    let none = || py.None().into_bound(py);
+    let int = |value: Option<i128>| -> PyResult<Bound<'py, PyAny>> {
+        Ok(match value {
+            Some(value) => value.into_pyobject(py)?.into_any(),
+            None => none(),
+        })
+    };
+    let row = [
+        item(&first, 0)?,
+        item(&first, 1)?,
+        item(&first, 2)?,
+        int(sums[0])?,
+        int(sums[1])?,
+        int(sums[2])?,
+        int(types.map(i128::from))?,
+        earliest.unwrap_or_else(none),
+        latest.unwrap_or_else(none),
+        schema.map_or_else(none, |(_, id)| id),
+    ];
+    Ok(Some(PyTuple::new(py, row)?))
 }
 
 /// `by_direction[direction]` (a defaultdict makes the list), looked up once per direction.

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from asyncpg.pgproto import pgproto
 
-from server.lineage import grouping
+from server.lineage import grouping, native
 from server.lineage.grouping import group_io_rows, merged
 
 pytestmark = pytest.mark.unit
@@ -122,3 +122,66 @@ def test_what_the_native_key_cannot_hold_is_left_to_python(odd: tuple[Any, ...])
         native_group()(rows)
     assert group_io_rows(rows) == group_io_rows(rows, None)
     assert len(group_io_rows(rows, None)) == 2
+
+
+def python_only(group: list[Any]) -> tuple[Any, ...]:
+    raise AssertionError(f"merged in Python: {group}")
+
+
+def test_a_larger_group_is_merged_natively() -> None:
+    """Groups of the values a level holds never reach Python's `merged`."""
+    grouper = native.io_row_grouper(python_only)
+    if grouper is None:
+        pytest.fail("threadline_native is not built (scripts/install.sh builds it)", pytrace=False)
+    big = 2**63 - 1
+    rows = [
+        row("down", 1, "r", (big, 0, None), 8, created=T, seen=T, schema=4),
+        row("down", 1, "r", (big, None, None), 16, created=T, seen=T, schema=6),
+        row("down", 1, "r", (1, -5, None), None, created=T, seen=T, schema=5),
+    ]
+    expected = ("down", 1, "r", 2 * big + 1, -5, None, 24, T, T, 6)  # past 64 bits, exactly
+    assert grouper(rows) == [expected] == group_io_rows(rows, None)
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        row("down", 1, "r", (2**64, None, None)),  # a counter past 64 bits
+        row("down", 1, "r", (1.5, None, None)),  # type: ignore[arg-type]  # not an integer
+        row("down", 1, "r", types=2**70),
+    ],
+)
+def test_values_the_native_merge_cannot_hold_are_merged_in_python(odd: tuple[Any, ...]) -> None:
+    rows = [row("down", 1, "r", (1, 2, 3), 1), odd]
+    assert group_io_rows(rows, native_group()) == group_io_rows(rows, None) == [merged(rows)]
+
+
+def test_times_that_do_not_compare_raise_pythons_error() -> None:
+    rows = [row("down", 1, "r"), row("down", 1, "r", created=T.replace(tzinfo=None))]
+    with pytest.raises(TypeError) as python:
+        group_io_rows(rows, None)
+    with pytest.raises(TypeError) as native:
+        group_io_rows(rows, native_group())
+    assert str(native.value) == str(python.value)
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_merged_groups_natively_as_python_merges_them(seed: int) -> None:
+    """Many rows per key, equal times and ids, counters near 64 bits."""
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(rng.randrange(2, 40)):
+        counters = [rng.choice([None, 0, rng.randrange(-(2**63), 2**63)]) for _ in range(3)]
+        rows.append(
+            row(
+                "up",
+                rng.randrange(2),
+                "r",
+                tuple(counters),  # type: ignore[arg-type]
+                rng.choice([None, 0, 1, 8, 2**62]),
+                T + timedelta(seconds=rng.randrange(3)),
+                T + timedelta(seconds=rng.randrange(3)),
+                rng.choice([None, rng.randrange(3)]),
+            )
+        )
+    assert group_io_rows(rows, native_group()) == group_io_rows(rows, None)
