@@ -22,23 +22,9 @@ class UnsupportedValueError(Exception):
 
 class Renderer:
     def __init__(self, config: dict[str, Any]) -> None: ...
-    def body(
-        self,
-        *,
-        datasets: bytes,
-        jobs: bytes,
-        runs: list[Any],
-        operations: list[Any],
-        parents: list[Any],
-        symlinks: bytes,
-        relations: list[Any],
-        direct: bytes,
-        indirect: bytes,
-        truncated: bool,
-    ) -> bytes:
-        """server.lineage.render's body: these lists written natively, the bytes as given."""
     def items(self, section: str, items: list[Any], lo: int, hi: int, *, first: bool) -> bytes:
-        """Items lo..hi of one of body's lists as body writes them, without its brackets."""
+        """Items lo..hi of one of the lineage body's lists as render_json writes them, without
+        the list's brackets."""
 
 def order_relations(relations: list[Any], unloaded: Any, uuid: type) -> list[Any]:
     """The relations with neither end in `unloaded`, sorted by (kind, source, target)."""

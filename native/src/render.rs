@@ -1,6 +1,6 @@
 //! The lineage server's large body sections as JSON bytes: runs, operations, parent relations
-//! and I/O relations (`server/lineage/render.py` splices them into the document as
-//! `orjson.Fragment`s; `server/lineage/native.py` makes the `Renderer`).
+//! and I/O relations (`server/lineage/render.py` splices them into the document;
+//! `server/lineage/native.py` makes the `Renderer`).
 //!
 //! Each section is written byte for byte as `server.lineage.render.render_json` writes it
 //! (orjson with `OPT_UTC_Z`): a RUN graph of ~1,600 runs spent ~4 ms of its ~30 building a
@@ -31,7 +31,7 @@ create_exception!(
 
 type W = Vec<u8>;
 
-/// Past this size the body buffer is freed after use rather than kept for the next body.
+/// Past this size the buffer is freed after use rather than kept for the next list.
 const KEPT_BUFFER_BYTES: usize = 8 << 20;
 
 fn unsupported(what: &str) -> PyErr {
@@ -116,7 +116,7 @@ pub struct Renderer {
     output_types: PyObject,   // render.output_type_names: bits -> [name, ...]
     uuid: PyObject,           // uuid.UUID (asyncpg's UUID is a subclass)
     utc: PyObject,            // datetime.UTC, the tzinfo of every stored time
-    /// The body is written here and copied out once: a fresh megabyte per request cost
+    /// Each list is written here and copied out once: a fresh megabyte per request cost
     /// page faults (~15% of the writing).
     buffer: Mutex<W>,
 }
@@ -144,78 +144,12 @@ impl Renderer {
         })
     }
 
-    /// The whole body of `render.render(graph)` as orjson writes it: the runs, operations,
-    /// parent and I/O relations written here, the small sections (`datasets`, `jobs`,
-    /// `symlinks`, `direct` and `indirect` column lineage) as the caller's JSON.
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (*, datasets, jobs, runs, operations, parents, symlinks, relations, direct, indirect, truncated))]
-    fn body<'py>(
-        &self,
-        py: Python<'py>,
-        datasets: &[u8],
-        jobs: &[u8],
-        runs: &Bound<'py, PyList>,
-        operations: &Bound<'py, PyList>,
-        parents: &Bound<'py, PyList>,
-        symlinks: &[u8],
-        relations: &Bound<'py, PyList>,
-        direct: &[u8],
-        indirect: &[u8],
-        truncated: bool,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        let mut out = self
-            .buffer
-            .try_lock()
-            .map_err(|_| unsupported("buffer in use"))?;
-        out.clear();
-        out.extend_from_slice(b"{\"nodes\":{\"datasets\":");
-        out.extend_from_slice(datasets);
-        out.extend_from_slice(b",\"jobs\":");
-        out.extend_from_slice(jobs);
-        let mut types = HashMap::new();
-        let mut list = |out: &mut W, section, items| -> PyResult<()> {
-            out.push(b'[');
-            self.write_items(out, section, items, true, &mut types)?;
-            out.push(b']');
-            Ok(())
-        };
-        out.extend_from_slice(b",\"runs\":");
-        list(&mut out, Section::Runs, runs)?;
-        out.extend_from_slice(b",\"operations\":");
-        list(&mut out, Section::Operations, operations)?;
-        out.extend_from_slice(b"},\"relations\":{\"parents\":");
-        list(&mut out, Section::Parents, parents)?;
-        out.extend_from_slice(b",\"symlinks\":");
-        out.extend_from_slice(symlinks);
-        for (name, kind) in [
-            (&b",\"inputs\":"[..], "INPUT"),
-            (b",\"outputs\":", "OUTPUT"),
-            (b",\"dataset_lineage\":", "DATASET"),
-        ] {
-            out.extend_from_slice(name);
-            list(&mut out, Section::Io(kind), relations)?;
-        }
-        out.extend_from_slice(b",\"direct_column_lineage\":");
-        out.extend_from_slice(direct);
-        out.extend_from_slice(b",\"indirect_column_lineage\":");
-        out.extend_from_slice(indirect);
-        out.extend_from_slice(if truncated {
-            b"},\"truncated\":true}"
-        } else {
-            b"},\"truncated\":false}"
-        });
-        let body = PyBytes::new(py, &out);
-        if out.capacity() > KEPT_BUFFER_BYTES {
-            *out = Vec::new(); // a rare huge graph's buffer is not kept
-        }
-        Ok(body)
-    }
-
-    /// Items `lo..hi` of `items` as `body` writes them inside the list `section` names
-    /// ("runs", "operations", "parents"; "inputs", "outputs" or "dataset_lineage": only the
-    /// relations of that kind among those items), without the list's brackets: a comma
-    /// before each, but not before the list's first (`first`: none written in it yet).
-    /// `render.render_chunks` writes a large body's lists a slice at a time.
+    /// Items `lo..hi` of `items` as `render.render_json` writes them inside the list
+    /// `section` names ("runs", "operations", "parents"; "inputs", "outputs" or
+    /// "dataset_lineage": only the relations of that kind among those items), without the
+    /// list's brackets: a comma before each, but not before the list's first (`first`: none
+    /// written in it yet). `render.native_body` writes each list in one call,
+    /// `render.render_chunks` a large body's lists a slice at a time.
     #[pyo3(signature = (section, items, lo, hi, *, first))]
     fn items<'py>(
         &self,

@@ -249,19 +249,15 @@ def render_json(graph: LineageGraph, renderer: "Renderer | None" = NATIVE) -> by
 
 def native_body(graph: LineageGraph, renderer: "Renderer") -> bytes:
     """render_json's bytes, the runs, operations, parent and I/O relations written natively
-    and the small sections by orjson here."""
-    return renderer.body(
-        datasets=_dumps([_dataset(n) for n in graph.datasets]),
-        jobs=_dumps([_job(n) for n in graph.jobs]),
-        runs=graph.runs,
-        operations=graph.operations,
-        parents=graph.parents,
-        symlinks=_dumps(_symlinks(graph)),
-        relations=graph.relations,
-        direct=_dumps(_columns(graph.columns, ColumnLineageType.DIRECT)),
-        indirect=_dumps(_columns(graph.columns, ColumnLineageType.INDIRECT)),
-        truncated=graph.truncated,
-    )
+    (each list in one call) and the small sections by orjson here."""
+    pieces: list[bytes] = []
+    for part in _parts(graph):
+        if isinstance(part, bytes):
+            pieces.append(part)
+        else:
+            section, items = part
+            pieces += (b"[", renderer.items(section, items, 0, len(items), first=True), b"]")
+    return b"".join(pieces)
 
 
 # A body of this many list items (runs, operations, parent and I/O relations: 0.1-0.35 KB
@@ -313,7 +309,8 @@ _Section = tuple[str, list[Any]]
 
 
 def _parts(graph: LineageGraph) -> list[bytes | _Section]:
-    """native_body's document in order: its bytes, and its lists for Renderer.items."""
+    """render_json's document in order: its small sections as bytes (orjson's), and its lists
+    for Renderer.items."""
     ending = b'},"truncated":true}' if graph.truncated else b'},"truncated":false}'
     return [
         b'{"nodes":{"datasets":' + _dumps([_dataset(n) for n in graph.datasets]),
