@@ -70,15 +70,20 @@ class Traversal:
             self.twins.setdefault(symlink.target_id, set()).add(symlink.source_id)
 
     def with_twins(self, refs: Iterable[NodeRef]) -> set[NodeRef]:
-        """A dataset and its symlinked twins are one node for expansion purposes."""
-        given = set(refs)
-        out = set(given)
-        # A loop over the datasets with twins (few), not over `refs`: a RUN graph's levels
-        # claim thousands of runs. Twins of twins are not followed (one hop).
-        for dataset_id, twins in self.twins.items():
-            if NodeRef(NodeKind.DATASET, dataset_id) in given:
-                out.update(NodeRef(NodeKind.DATASET, t) for t in twins)
-        return out
+        """A dataset and its symlinked twins are one node for expansion purposes (`refs`
+        itself if it is a set and no twin is added: callers do not change it)."""
+        given = refs if isinstance(refs, set) else set(refs)
+        twins, dataset = self.twins, NodeKind.DATASET
+        # The shorter loop: a RUN graph's levels claim thousands of runs and few datasets
+        # have twins, a DATASET graph's the reverse. A plain (kind, id) tuple equals and
+        # hashes as its NodeRef. Twins of twins are not followed (one hop).
+        if len(twins) <= len(given):
+            found = [t for d, ts in twins.items() if (dataset, d) in given for t in ts]
+        else:
+            found = [t for r in given if r.kind == dataset for t in twins.get(int(r.id), ())]
+        if not found:
+            return given
+        return given.union([node_ref(dataset, t) for t in found])
 
     def claim(self, direction: str, refs: Iterable[NodeRef]) -> set[NodeRef]:
         """The graph nodes among `refs` not yet expanded in `direction`, now marked expanded."""

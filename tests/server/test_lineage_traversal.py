@@ -59,6 +59,19 @@ def test_symlinked_twins_expand_together() -> None:
     assert trav.claim(DOWN, [dataset(1)]) == {dataset(1), dataset(2)}
 
 
+@pytest.mark.parametrize("extra_twins", [0, 30])  # fewer datasets with twins than refs, more
+def test_twins_are_found_from_either_side(extra_twins: int) -> None:
+    trav = Traversal(max_nodes=100)
+    trav.admit([dataset(1), dataset(2), dataset(3), run(1)])
+    trav.add_symlink(SymlinkRelation(1, 2, "METASTORE"))
+    trav.twins.update({100 + i: {200 + i} for i in range(extra_twins)})  # outside `refs`
+    refs = [dataset(1), dataset(3), run(1), dataset(3)]
+    assert trav.with_twins(refs) == {dataset(1), dataset(2), dataset(3), run(1)}
+    alone = {dataset(3), run(1)}
+    assert trav.with_twins(alone) is alone  # nothing added: the caller's own set, unchanged
+    assert alone == {dataset(3), run(1)}
+
+
 def test_latest_schema_falls_back_to_the_twin() -> None:
     trav = Traversal(max_nodes=10)
     trav.admit([dataset(1), dataset(2)])
