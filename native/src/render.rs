@@ -167,7 +167,7 @@ impl Renderer {
             .map_err(|_| unsupported("buffer in use"))?;
         out.clear();
         let slice = items.get_slice(lo, hi);
-        self.write_items(&mut out, section, &slice, first, &mut HashMap::new())?;
+        self.write_items(&mut out, section, &slice, first)?;
         let written = PyBytes::new(py, &out);
         if out.capacity() > KEPT_BUFFER_BYTES {
             *out = Vec::new();
@@ -186,8 +186,8 @@ impl Renderer {
         section: Section,
         items: &Bound<'_, PyList>,
         first: bool,
-        types: &mut HashMap<Option<i64>, W>,
     ) -> PyResult<bool> {
+        let mut types = HashMap::new(); // output types' names, written once per call
         let mut wrote = false;
         for item in items.iter() {
             let item = item.downcast::<PyTuple>()?;
@@ -212,7 +212,7 @@ impl Renderer {
                     self.ends(out, &item.get_item(0)?, &item.get_item(1)?)?;
                     out.push(b'}');
                 }
-                Section::Io(kind) => self.relation(out, item, kind, types)?,
+                Section::Io(kind) => self.relation(out, item, kind, &mut types)?,
             }
         }
         Ok(wrote)

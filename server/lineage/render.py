@@ -9,6 +9,7 @@ cannot drift apart, and tests/server/test_native_render.py the native sections a
 these functions.
 """
 
+import sys
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
@@ -250,14 +251,7 @@ def render_json(graph: LineageGraph, renderer: "Renderer | None" = NATIVE) -> by
 def native_body(graph: LineageGraph, renderer: "Renderer") -> bytes:
     """render_json's bytes, the runs, operations, parent and I/O relations written natively
     (each list in one call) and the small sections by orjson here."""
-    pieces: list[bytes] = []
-    for part in _parts(graph):
-        if isinstance(part, bytes):
-            pieces.append(part)
-        else:
-            section, items = part
-            pieces += (b"[", renderer.items(section, items, 0, len(items), first=True), b"]")
-    return b"".join(pieces)
+    return b"".join(_pieces(graph, renderer, sys.maxsize))
 
 
 # A body of this many list items (runs, operations, parent and I/O relations: 0.1-0.35 KB
@@ -340,15 +334,23 @@ def _native_chunks(
     more (the last may be smaller)."""
     pending: list[bytes] = []
     size = 0
-    for part in _parts(graph):
-        for piece in [part] if isinstance(part, bytes) else _list(renderer, *part, step):
-            pending.append(piece)
-            size += len(piece)
-            if size >= chunk_bytes:
-                yield b"".join(pending)
-                pending.clear()
-                size = 0
+    for piece in _pieces(graph, renderer, step):
+        pending.append(piece)
+        size += len(piece)
+        if size >= chunk_bytes:
+            yield b"".join(pending)
+            pending.clear()
+            size = 0
     yield b"".join(pending)
+
+
+def _pieces(graph: LineageGraph, renderer: "Renderer", step: int) -> Iterator[bytes]:
+    """The document of `_parts`, its lists written natively `step` items per call."""
+    for part in _parts(graph):
+        if isinstance(part, bytes):
+            yield part
+        else:
+            yield from _list(renderer, *part, step)
 
 
 def _list(renderer: "Renderer", section: str, items: list[Any], step: int) -> Iterator[bytes]:
