@@ -127,19 +127,20 @@ kafka_launch() {
   kafka_format
   rm -f "$KAFKA_PIDFILE"
   log "starting kafka $KAFKA_VERSION on 127.0.0.1:$KAFKA_PORT (log: $KAFKA_LOG)"
+  # The JVM is sized for a small box that also runs the consumer and PostgreSQL
+  # (benchmarks/README.md, "Thirty-eighth set"). A fixed heap, and G1 regions of 16 MiB:
+  # with 1 MiB regions each 1 MiB produce buffer is a humongous object that starts a
+  # concurrent cycle (~0.7 CPU-s of GC threads per 20k-event benchmark run in a broker's bad
+  # spells). C1 only: with C2 a new broker's first run cost ~0.25-0.45 CPU-s more (its C2
+  # thread alone 0.1-0.27 per run), CPU the consumer and PostgreSQL needed; the broker's own
+  # work is socket and file I/O, measured no slower under C1. THREADLINE_KAFKA_JVM_OPTS
+  # replaces these flags.
+  local -a jvm
+  read -ra jvm <<<"${THREADLINE_KAFKA_JVM_OPTS:--Xms512m -Xmx512m -XX:+UseG1GC -XX:G1HeapRegionSize=16M -XX:MaxGCPauseMillis=20 -XX:TieredStopAtLevel=1}"
   # setsid: own session, so a Ctrl-C or a test runner killing our process group
   # leaves the broker alone. The inner bash writes its own pid and then execs
   # (nohup, then java), so the pid file names the JVM even if setsid forked.
   # 9>&-: the daemon must not inherit services.sh's lock fd (it would hold the lock forever).
-  # The JVM is sized for a small box that also runs the consumer and PostgreSQL
-  # (benchmarks/README.md, "Thirty-eighth set"): a fixed heap, and G1 regions of 16 MiB so
-  # that producers' 1 MiB request buffers are not humongous objects (with 1 MiB regions each
-  # one started a concurrent cycle: ~0.7 CPU-s of GC threads per 20k-event benchmark run in
-  # a broker's bad spells). C1 only: the C2 compiler spent ~0.4-0.6 CPU-s in each of a new
-  # broker's first runs, CPU the consumer and PostgreSQL needed; the broker's own work is
-  # socket and file I/O, measured no slower under C1. THREADLINE_KAFKA_JVM_OPTS replaces these.
-  local -a jvm
-  read -ra jvm <<<"${THREADLINE_KAFKA_JVM_OPTS:--Xms512m -Xmx512m -XX:+UseG1GC -XX:G1HeapRegionSize=16M -XX:MaxGCPauseMillis=20 -XX:TieredStopAtLevel=1}"
   # shellcheck disable=SC2016  # $$ and $1 are for the inner bash
   setsid bash -c 'echo $$ >"$1"; shift; exec nohup "$@"' _ "$KAFKA_PIDFILE" \
     "$JAVA" "${jvm[@]}" \
