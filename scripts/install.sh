@@ -16,7 +16,32 @@ if ! "$PYTHON" -m uv --version >/dev/null 2>&1; then
   "$PYTHON" -m pip install --quiet --disable-pip-version-check "uv==0.13.8"
 fi
 UV=("$PYTHON" -m uv)
-[[ -x .venv/bin/python ]] || "${UV[@]}" venv --quiet --python "$(command -v "$PYTHON")" .venv
+
+# .venv's interpreter: THREADLINE_PYTHON when given, else the distribution's own CPython 3.11
+# when the machine has one, else python3. Debian's is built with PGO and LTO and links the
+# interpreter into its executable; pyenv's builds here are shared libraries without either,
+# and ran the same work 15-30% slower (pure Python: json.loads -29%, object creation -31%;
+# the lineage service -8 to -11%, the consumer's CPU per event -4 to -11%; benchmarks/README.md,
+# "Thirty-ninth set"). The Docker image's python:3.11-slim is an optimised build too.
+interpreter() {
+  local candidate=$PYTHON
+  if [[ -z ${THREADLINE_PYTHON:-} && -x /usr/bin/python3.11 ]]; then
+    candidate=/usr/bin/python3.11
+  fi
+  "$candidate" -c 'import os, sys; print(os.path.realpath(sys.executable))'
+}
+VENV_PYTHON="$(interpreter)"
+"$VENV_PYTHON" -c 'import sys; assert sys.version_info >= (3, 11), sys.version' \
+  || { log "Python 3.11+ is required: $VENV_PYTHON"; exit 1; }
+# A .venv made from another interpreter is made again (the steps below refill it).
+if [[ -x .venv/bin/python ]]; then
+  made_from="$(.venv/bin/python -c 'import os, sys; print(os.path.realpath(sys._base_executable))')"
+  if [[ $made_from != "$VENV_PYTHON" ]]; then
+    log "re-creating .venv: made from $made_from, now $VENV_PYTHON"
+    rm -rf .venv
+  fi
+fi
+[[ -x .venv/bin/python ]] || "${UV[@]}" venv --quiet --python "$VENV_PYTHON" .venv
 "${UV[@]}" pip sync --quiet --python .venv/bin/python requirements.lock
 "${UV[@]}" pip install --quiet --python .venv/bin/python --no-deps -e .
 # The native decode + extract (native/, Rust; consumer/native.py): maturin from PyPI, crates
