@@ -20,8 +20,8 @@ UV=("$PYTHON" -m uv)
 # .venv's interpreter: THREADLINE_PYTHON when given, else the distribution's own CPython 3.11
 # when the machine has one, else python3. Debian's is built with PGO and LTO and links the
 # interpreter into its executable; pyenv's builds here are shared libraries without either.
-# On the benchmark machine Debian's took 22-31% less time on pure-Python loops, 8-11% less
-# on the largest lineage graphs and 4-11% less consumer CPU per event (benchmarks/README.md,
+# On the benchmark machine Debian's took 22-31% less time on pure-Python loops, 6-11% less
+# on the largest lineage graphs and 4-12% less consumer CPU per event (benchmarks/README.md,
 # "Thirty-ninth set"). The Docker image's python:3.11-slim is an optimised build too.
 interpreter() {
   local candidate=$PYTHON
