@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create .venv with the pinned dependency set (requirements.lock) and Threadline itself,
 # its native decode + extract (native/) included.
-# Idempotent: a second run only checks that the environment matches the lock.
+# Idempotent: a second run only checks that the environment matches the lock (and
+# re-creates .venv if it was made from another interpreter than the one chosen below).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -30,9 +31,7 @@ interpreter() {
   fi
   "$candidate" -c 'import os, sys; print(os.path.realpath(sys.executable))'
 }
-VENV_PYTHON="$(interpreter)"
-"$VENV_PYTHON" -c 'import sys; assert sys.version_info >= (3, 11), sys.version' \
-  || { log "Python 3.11+ is required: $VENV_PYTHON"; exit 1; }
+VENV_PYTHON="$(interpreter)"  # $PYTHON, checked above, or a 3.11 by its name
 # A .venv made from another interpreter is made again (the steps below refill it).
 if [[ -x .venv/bin/python ]]; then
   made_from="$(.venv/bin/python -c 'import os, sys; print(os.path.realpath(sys._base_executable))')"
