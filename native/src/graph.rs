@@ -5,7 +5,7 @@
 //! source, target) as `model.order_key` sorts nodes; ~0.7 ms of Python sort keys for ~1,100
 //! relations).
 
-use crate::render::{uuid_bits, UnsupportedValueError};
+use crate::render::{fields, uuid_bits, UnsupportedValueError};
 use crate::uuids::checked_bits;
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::ffi;
@@ -65,15 +65,15 @@ fn declined(what: &str) -> PyErr {
 }
 
 fn node_order(node: &Bound<'_, PyAny>, uuid: &Bound<'_, PyAny>) -> PyResult<NodeOrder> {
-    let node = node.downcast::<PyTuple>()?;
-    let kind = kind(&node.get_item(0)?)?;
-    let id = node.get_item(1)?;
-    let id = if let Some(bits) = checked_bits(&id) {
+    let node = fields(node.downcast::<PyTuple>()?, 2)?;
+    let kind = kind(&node[0])?;
+    let id = &node[1];
+    let id = if let Some(bits) = checked_bits(id) {
         Id::Uuid(bits) // asyncpg's UUID, read in place
     } else if id.is_instance_of::<PyInt>() {
         Id::Int(id.extract().map_err(|_| declined("integer id"))?)
     } else if id.is_instance(uuid)? {
-        Id::Uuid(uuid_bits(&id, uuid)?)
+        Id::Uuid(uuid_bits(id, uuid)?)
     } else {
         return Err(declined("node id"));
     };
@@ -91,15 +91,15 @@ pub fn order_relations<'py>(
     let mut kept = Vec::with_capacity(relations.len());
     let check = unloaded.len()? > 0; // nearly always empty: no lookups then
     for relation in relations.iter() {
-        let fields = relation.downcast::<PyTuple>()?;
-        let (source, target) = (fields.get_item(1)?, fields.get_item(2)?);
-        if check && (unloaded.contains(&source)? || unloaded.contains(&target)?) {
+        let ends = fields(relation.downcast::<PyTuple>()?, 3)?;
+        let (source, target) = (&ends[1], &ends[2]);
+        if check && (unloaded.contains(source)? || unloaded.contains(target)?) {
             continue;
         }
         let key = (
-            kind(&fields.get_item(0)?)?,
-            node_order(&source, uuid)?,
-            node_order(&target, uuid)?,
+            kind(&ends[0])?,
+            node_order(source, uuid)?,
+            node_order(target, uuid)?,
         );
         kept.push((key, relation));
     }
@@ -177,31 +177,31 @@ pub fn add_relations<'py>(
 ) -> PyResult<()> {
     let py = edges.py();
     for edge in edges.iter() {
-        let edge = edge.downcast::<PyTuple>()?;
-        let (kind, source, target) = (edge.get_item(0)?, edge.get_item(1)?, edge.get_item(2)?);
-        if !nodes.contains(&source)? || !nodes.contains(&target)? {
+        let edge = fields(edge.downcast::<PyTuple>()?, 4)?;
+        let (kind, source, target) = (&edge[0], &edge[1], &edge[2]);
+        if !nodes.contains(source)? || !nodes.contains(target)? {
             continue;
         }
-        let key = PyTuple::new(py, [&kind, &source, &target])?;
+        let key = PyTuple::new(py, [kind, source, target])?;
         if relations.contains(&key)? {
             continue;
         }
-        let row = edge.get_item(3)?;
+        let row = &edge[3];
         let types = if kind.is(input) {
             py.None().into_bound(py)
         } else {
-            row.get_item(6)?
+            item(row, 6)?
         };
         let values = [
-            kind,
-            source,
-            target,
-            row.get_item(3)?,
-            row.get_item(4)?,
-            row.get_item(5)?,
+            kind.clone(),
+            source.clone(),
+            target.clone(),
+            item(row, 3)?,
+            item(row, 4)?,
+            item(row, 5)?,
             types,
-            row.get_item(7)?,
-            row.get_item(8)?,
+            item(row, 7)?,
+            item(row, 8)?,
         ];
         relations.set_item(key, tuple_of(relation, values)?)?;
     }
