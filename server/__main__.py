@@ -4,7 +4,7 @@ import uvicorn
 
 from server.app import create_app
 from server.observability import configure_logging
-from server.runtime import tune_server_gc
+from server.runtime import keep_freed_memory, tune_server_gc
 from server.settings import ServerSettings
 
 
@@ -13,6 +13,7 @@ def main() -> None:
     configure_logging(settings.log)
     app = create_app(settings)
     tune_server_gc()
+    keep_freed_memory()
     uvicorn.run(
         app,
         host=settings.server.host,
