@@ -3,7 +3,7 @@
 from consumer.app import create_app
 from consumer.settings import ConsumerSettings
 from shared.logs import configure_logging
-from shared.runtime import run, tune_gc
+from shared.runtime import keep_freed_memory, run, tune_gc
 
 
 def main() -> None:
@@ -11,6 +11,7 @@ def main() -> None:
     configure_logging(settings.log)
     app = create_app(settings)
     tune_gc()
+    keep_freed_memory()
     run(app.run())
 
 

@@ -4,8 +4,9 @@ import uvicorn
 
 from server.app import create_app
 from server.observability import configure_logging
-from server.runtime import keep_freed_memory, tune_server_gc
+from server.runtime import tune_server_gc
 from server.settings import ServerSettings
+from shared.runtime import keep_freed_memory
 
 
 def main() -> None:

@@ -1,6 +1,8 @@
 """Process-wide settings of the Python runtime, for the consumer and the server processes."""
 
+import ctypes
 import gc
+import sys
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -26,6 +28,37 @@ def tune_gc(young: int = YOUNG_THRESHOLD) -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(young, 20, 20)
+
+
+# glibc's mallopt parameters (malloc.h) and the values both processes set. Each consumer
+# batch and each large lineage graph frees megabytes of large blocks (batch buffers, a
+# body's pieces, big dicts' and lists' tables) when it is done; glibc handed them back to
+# the kernel (munmap, or trimming the heap's top), and the next batch or graph faulted the
+# same pages in again at ~3 us a page on the benchmark VM: 30,000-40,000 faults in a 20k-
+# event ingest, ~500-1,500 in a capped depth-5 graph (benchmarks/README.md, fortieth set).
+# Blocks up to 32 MiB (glibc's largest threshold on 64-bit) now come from the heap, whose
+# top is trimmed only once 64 MiB lie free there.
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
+MMAP_THRESHOLD = 32 << 20
+TRIM_THRESHOLD = 64 << 20
+
+
+def keep_freed_memory() -> bool:
+    """Raise glibc's mmap and trim thresholds (above); False where the C library is not
+    glibc or refuses them: the allocator then works as before."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt  # the process's own C library
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    mallopt.restype = ctypes.c_int
+    # musl's mallopt does nothing and returns 0, as glibc does for a value it refuses.
+    return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
+        mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+    )
 
 
 def run(main: Coroutine[Any, Any, T]) -> T:
