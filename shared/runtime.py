@@ -34,10 +34,11 @@ def tune_gc(young: int = YOUNG_THRESHOLD) -> None:
 # batch and each large lineage graph frees megabytes of large blocks (batch buffers, a
 # body's pieces, big dicts' and lists' tables) when it is done; glibc handed them back to
 # the kernel (munmap, or trimming the heap's top), and the next batch or graph faulted the
-# same pages in again at ~3 us a page on the benchmark VM: 30,000-40,000 faults in a 20k-
-# event ingest, ~500-1,500 in a capped depth-5 graph (benchmarks/README.md, fortieth set).
-# Blocks up to 32 MiB (glibc's largest threshold on 64-bit) now come from the heap, whose
-# top is trimmed only once 64 MiB lie free there.
+# same pages in again at ~3 us a page on the benchmark VM. A 20k-event ingest faulted
+# 31,000-41,500 pages in, ~20,000 with these thresholds; the server 1,000-1,250 per 30
+# capped depth-5 graphs, ~100 with them (benchmarks/README.md, fortieth set). Blocks up to
+# 32 MiB (glibc's largest threshold on 64-bit) now come from the heap, whose top is
+# trimmed only once 64 MiB lie free there.
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD = 32 << 20
