@@ -190,6 +190,9 @@ def create_app(settings: ServerSettings) -> FastAPI:
         summary="OpenLineage lineage store: lineage graphs, catalogue, run details.",
         version="1.0.0",
         lifespan=lifespan,
+        # A path that ends in a slash (or an escaped one: a key "/") is not ours: 404, not a
+        # 307 to a path without it, which clients then follow into another 404.
+        redirect_slashes=False,
     )
     app.state.settings = settings
     app.state.databases = databases

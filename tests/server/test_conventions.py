@@ -88,6 +88,15 @@ async def test_unknown_route_and_method_are_problems(api_client: httpx.AsyncClie
     assert (wrong.status_code, wrong.headers["content-type"]) == (405, PROBLEM)
 
 
+@pytest.mark.parametrize("path", ["/v1/datasets/%2F", "/v1/datasets/", "/v1/lineage/"])
+async def test_a_path_ending_in_a_slash_is_a_404_not_a_redirect(
+    api_client: httpx.AsyncClient, path: str
+) -> None:
+    # A key "/" escaped in the path once came back as a 307 (the fuzz test found it).
+    response = await api_client.get(path)
+    assert (response.status_code, response.headers["content-type"]) == (404, PROBLEM)
+
+
 async def test_request_id_is_echoed_or_made(api_client: httpx.AsyncClient) -> None:
     given = await api_client.get("/health", headers={"X-Request-ID": "trace-42"})
     assert given.headers["x-request-id"] == "trace-42"
