@@ -284,6 +284,48 @@ class Output(_DatasetIO, Base):
     types: Mapped[int] = mapped_column(Integer, server_default="0")
 
 
+class JobEdge(Base):
+    """What a job read from or wrote to a dataset, summed over every input or output row of
+    that (dataset, job, direction): kept by triggers on `input` and `output` (migration
+    0013), read by lineage at JOB granularity instead of those rows.
+
+    Sums are kept with how many rows had a value (a sum of none is NULL, as SQL's `sum`).
+    `last_created_at` and `earliest_seen_at` bound the rows' times (never tighter than the
+    rows: a row's created_at only moves earlier, its last_event_time only later), so a
+    summary is the whole answer for a time window they fall inside. `stale`: a row left
+    the summary in a way sums cannot follow (its job changed, it was deleted by a merge,
+    its schema was replaced at the same time); readers use the rows for it instead.
+    """
+
+    __tablename__ = "job_edge"
+
+    dataset_id: Mapped[int] = mapped_column(primary_key=True)
+    direction: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    job_id: Mapped[int] = mapped_column(primary_key=True)
+    num_rows: Mapped[int]
+    rows_known: Mapped[int]
+    num_bytes: Mapped[int]
+    bytes_known: Mapped[int]
+    num_files: Mapped[int]
+    files_known: Mapped[int]
+    types: Mapped[int | None] = mapped_column(Integer)  # outputs only, as output.types
+    # Nullable so that an upsert whose rows only left a summary (NULL aggregates) reaches
+    # its ON CONFLICT branch; every stored summary has them.
+    first_seen_at: Mapped[datetime | None]
+    last_created_at: Mapped[datetime | None]
+    last_seen_at: Mapped[datetime | None]
+    earliest_seen_at: Mapped[datetime | None]
+    schema_seen_at: Mapped[datetime | None]
+    schema_id: Mapped[int | None]
+    stale: Mapped[bool]
+
+    __table_args__ = (
+        Index("ix_job_edge_job_id", "job_id", "direction"),
+        # derived: computed from other tables, not stored facts (tests compare it to them)
+        {"postgresql_with": {"fillfactor": 30}, "info": {"derived": True}},
+    )
+
+
 class ColumnSet(Base):
     """The column edges one event gave from one dataset to another, stored once per set.
 

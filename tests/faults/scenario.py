@@ -14,7 +14,7 @@ from typing import Any
 
 import asyncpg
 
-from tests.faults.dump import differences, dump
+from tests.faults.dump import derived_differences, differences, dump
 from tests.faults.events import Message
 from tests.faults.harness import (
     LagProbe,
@@ -170,16 +170,17 @@ class Scenario:
             await self.task  # surfaces a producer failure
         self.assert_alive()
         await stop_all(self.pool)
-        actual = await dump(plain_url(self.target.database_url))
-        diff = differences(reference.snapshot, actual)
+        url = plain_url(self.target.database_url)
+        actual = await dump(url)
+        diff = differences(reference.snapshot, actual) | await derived_differences(url)
         return {
             "events": len(self.messages),
             "resent": self.producer.resends,
             "dead_letters": await dead_letters(
                 self.target.bootstrap, self.target.dead_letter_topic
             ),
-            "lost_rows": sum(d["missing"] for d in diff.values()),
-            "extra_rows": sum(d["extra"] + d["duplicated"] for d in diff.values()),
+            "lost_rows": sum(d.get("missing", 0) for d in diff.values()),
+            "extra_rows": sum(d.get("extra", 0) + d.get("duplicated", 0) for d in diff.values()),
             "differences": diff,
             "scenario_s": round(time.monotonic() - self.started, 1),
         }
