@@ -284,24 +284,11 @@ class Output(_DatasetIO, Base):
     types: Mapped[int] = mapped_column(Integer, server_default="0")
 
 
-class JobEdge(Base):
-    """What a job read from or wrote to a dataset, summed over every input or output row of
-    that (dataset, job, direction): kept by triggers on `input` and `output` (migration
-    0013), read by lineage at JOB granularity instead of those rows.
+class _Summary:
+    """Columns a summary table keeps (JobEdge, DatasetEdge): sums with how many rows had a
+    value (a sum of none is NULL, as SQL's `sum`), the outputs' bit mask, time bounds, and
+    whether readers must use the rows instead (`stale`)."""
 
-    Sums are kept with how many rows had a value (a sum of none is NULL, as SQL's `sum`).
-    `last_created_at` and `earliest_seen_at` bound the rows' times (never tighter than the
-    rows: a row's created_at only moves earlier, its last_event_time only later), so a
-    summary is the whole answer for a time window they fall inside. `stale`: a row left
-    the summary in a way sums cannot follow (its job changed, it was deleted by a merge,
-    its schema was replaced at the same time); readers use the rows for it instead.
-    """
-
-    __tablename__ = "job_edge"
-
-    dataset_id: Mapped[int] = mapped_column(primary_key=True)
-    direction: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
-    job_id: Mapped[int] = mapped_column(primary_key=True)
     num_rows: Mapped[int]
     rows_known: Mapped[int]
     num_bytes: Mapped[int]
@@ -315,15 +302,53 @@ class JobEdge(Base):
     last_created_at: Mapped[datetime | None]
     last_seen_at: Mapped[datetime | None]
     earliest_seen_at: Mapped[datetime | None]
-    schema_seen_at: Mapped[datetime | None]
-    schema_id: Mapped[int | None]
     stale: Mapped[bool]
 
-    __table_args__ = (
-        Index("ix_job_edge_job_id", "job_id", "direction"),
-        # derived: computed from other tables, not stored facts (tests compare it to them)
-        {"postgresql_with": {"fillfactor": 30}, "info": {"derived": True}},
-    )
+
+# Kept by triggers, updated in place by nearly every write: room on each page for the new
+# versions (HOT updates). Derived from other tables: tests compare them to those.
+_SUMMARY_TABLE = {"postgresql_with": {"fillfactor": 30}, "info": {"derived": True}}
+
+
+class JobEdge(_Summary, Base):
+    """What a job read from or wrote to a dataset, summed over every input or output row of
+    that (dataset, job, direction): kept by triggers on `input` and `output` (migration
+    0013), read by lineage at JOB granularity instead of those rows.
+
+    `last_created_at` and `earliest_seen_at` bound the rows' times (never tighter than the
+    rows: a row's created_at only moves earlier, its last_event_time only later), so a
+    summary is the whole answer for a time window they fall inside. `stale`: a row left
+    the summary in a way sums cannot follow (its job changed, it was deleted by a merge,
+    its schema was replaced at the same time); readers use the rows for it instead.
+    """
+
+    __tablename__ = "job_edge"
+
+    dataset_id: Mapped[int] = mapped_column(primary_key=True)
+    direction: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    job_id: Mapped[int] = mapped_column(primary_key=True)
+    schema_seen_at: Mapped[datetime | None]
+    schema_id: Mapped[int | None]
+
+    __table_args__ = (Index("ix_job_edge_job_id", "job_id", "direction"), _SUMMARY_TABLE)
+
+
+class DatasetEdge(_Summary, Base):
+    """What operations that read `source_id` and wrote `target_id` wrote there, summed over
+    those operations (the outputs' counters, bit mask and times; each side's latest schema):
+    kept by triggers on `input` and `output` (migration 0014), read by lineage at DATASET
+    granularity instead of joining the rows. Bounds and `stale` as in JobEdge."""
+
+    __tablename__ = "dataset_edge"
+
+    source_id: Mapped[int] = mapped_column(primary_key=True)
+    target_id: Mapped[int] = mapped_column(primary_key=True, index=True)
+    source_schema_seen_at: Mapped[datetime | None]
+    source_schema_id: Mapped[int | None]
+    target_schema_seen_at: Mapped[datetime | None]
+    target_schema_id: Mapped[int | None]
+
+    __table_args__ = (_SUMMARY_TABLE,)
 
 
 class ColumnSet(Base):

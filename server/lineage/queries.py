@@ -258,7 +258,8 @@ def io_level_statement(
 # Dataset -> dataset through one operation. Inputs and outputs of an operation share its
 # created_at (the consumer writes both from the operation), so the other side is a primary
 # key lookup in one partition. OFFSET 0 keeps the LATERAL a per-row nested loop: joined
-# freely, the planner may hash a whole table instead.
+# freely, the planner may hash a whole table instead. Each side's schema is its latest row's
+# (equal times: the greater id, as dataset_edge keeps it).
 _DATASET_SIDES = {
     DOWN: ("i", "o", "input", "output"),  # frontier side alias, other side, their tables
     UP: ("o", "i", "output", "input"),
@@ -268,9 +269,9 @@ SELECT '{dir}' AS dir, i.dataset_id AS source_id, o.dataset_id AS target_id,
        sum(o.num_rows)::bigint AS num_rows, sum(o.num_bytes)::bigint AS num_bytes,
        sum(o.num_files)::bigint AS num_files, bit_or(o.types) AS types,
        min(o.created_at) AS first_seen_at, max(o.last_event_time) AS last_seen_at,
-       (array_agg(i.schema_id ORDER BY i.last_event_time DESC)
+       (array_agg(i.schema_id ORDER BY i.last_event_time DESC, i.schema_id DESC)
             FILTER (WHERE i.schema_id IS NOT NULL))[1] AS source_schema_id,
-       (array_agg(o.schema_id ORDER BY o.last_event_time DESC)
+       (array_agg(o.schema_id ORDER BY o.last_event_time DESC, o.schema_id DESC)
             FILTER (WHERE o.schema_id IS NOT NULL))[1] AS target_schema_id
 FROM {near_table} AS {near}
 CROSS JOIN LATERAL (
@@ -280,9 +281,30 @@ CROSS JOIN LATERAL (
     OFFSET 0
 ) AS {far}
 WHERE {near}.dataset_id = ANY({frontier}) AND {near}.created_at <= :until
-  AND {near}.last_event_time >= :since
+  AND {near}.last_event_time >= :since{pairs}
 GROUP BY i.dataset_id, o.dataset_id
 """
+# The summaries of dataset_edge (migration 0014) answer for the pairs they cover, as
+# job_edge's do for JOB levels (_JOB_EDGES); the rows are joined for the others.
+_DATASET_EDGES = """(
+WITH e AS (
+  SELECT * FROM dataset_edge WHERE {near_id} = ANY({frontier})
+), uncovered AS (
+  SELECT source_id, target_id FROM e
+  WHERE e.stale OR e.last_created_at > :until OR e.earliest_seen_at < :since
+)
+SELECT '{dir}' AS dir, source_id, target_id,
+       CASE WHEN rows_known > 0 THEN num_rows END AS num_rows,
+       CASE WHEN bytes_known > 0 THEN num_bytes END AS num_bytes,
+       CASE WHEN files_known > 0 THEN num_files END AS num_files,
+       types, first_seen_at, last_seen_at, source_schema_id, target_schema_id
+FROM e WHERE NOT e.stale AND e.last_created_at <= :until AND e.earliest_seen_at >= :since
+UNION ALL
+{rows}
+)"""
+_UNCOVERED_DATASET_PAIRS = (
+    "\n  AND (i.dataset_id, o.dataset_id) IN (SELECT source_id, target_id FROM uncovered)"
+)
 
 
 @cache
@@ -292,16 +314,19 @@ def dataset_level_statement(directions: tuple[str, ...], *, from_start: bool = F
     parts = []
     for direction in directions:
         near, far, near_table, far_table = _DATASET_SIDES[direction]
-        parts.append(
-            _DATASET_LEVEL.format(
-                dir=direction,
-                frontier=_frontier(direction, from_start=from_start),
-                near=near,
-                far=far,
-                near_table=near_table,
-                far_table=far_table,
-            )
+        near_id = "source_id" if direction == DOWN else "target_id"
+        rows = _DATASET_LEVEL.format(
+            dir=direction,
+            frontier=_UNCOVERED_FRONTIER.format(where=near_id),
+            near=near,
+            far=far,
+            near_table=near_table,
+            far_table=far_table,
+            pairs=_UNCOVERED_DATASET_PAIRS,
         )
+        frontier = _frontier(direction, from_start=from_start)
+        edges = _DATASET_EDGES.format(near_id=near_id, frontier=frontier, dir=direction, rows=rows)
+        parts.append(edges)
     level = " UNION ALL ".join(parts)
     reached = f"CASE dir WHEN '{DOWN}' THEN target_id ELSE source_id END"
     return _with_symlinks(level, reached, from_start=from_start)

@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from shared.models import Base
 
 Dump = dict[str, list[tuple[Any, ...]]]
-# Summaries the database derives from other tables (migration 0013): their time bounds
-# depend on the order rows changed in, not only on the rows. tests/job_edges.py checks
+# Summaries the database derives from other tables (migrations 0013, 0014): their time bounds
+# depend on the order rows changed in, not only on the rows. tests/edges.py checks
 # them against the rows instead.
 FACTS = [t for t in Base.metadata.sorted_tables if not t.info.get("derived")]
 DERIVED = [t for t in Base.metadata.sorted_tables if t.info.get("derived")]

@@ -1,9 +1,11 @@
-"""`job_edge`'s triggers (migration 0013): each kind of write the consumer, the anchor moves
-and the merges make to input and output rows keeps the summaries exact, or marks the ones
-sums cannot follow stale. Each test writes in a transaction it rolls back."""
+"""The summaries' triggers (`job_edge`, migration 0013; `dataset_edge`, 0014): each kind of
+write the consumer, the anchor moves and the merges make to input and output rows keeps
+the summaries exact, or marks the ones sums cannot follow stale. Each test writes in a
+transaction it rolls back."""
 
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -11,7 +13,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from tests.job_edges import job_edge_mismatches
+from tests.edges import edge_mismatches
 
 pytestmark = pytest.mark.db
 
@@ -90,7 +92,7 @@ async def test_inserts_and_raised_counters_are_summed(db: AsyncConnection) -> No
     )
     assert (edge["num_files"], edge["files_known"], edge["stale"]) == (1, 1, False)
     assert (edge["first_seen_at"], edge["last_seen_at"]) == (T, T + timedelta(hours=2))
-    assert await job_edge_mismatches(db) == []
+    assert await edge_mismatches(db) == {}
 
 
 async def test_the_latest_schema_wins_and_a_tie_takes_the_greater_id(db: AsyncConnection) -> None:
@@ -99,7 +101,7 @@ async def test_the_latest_schema_wins_and_a_tie_takes_the_greater_id(db: AsyncCo
     assert (await summary(db))["schema_id"] == 7
     await write(db, op=OP2, schema=5, seen=T + timedelta(minutes=1))  # later: it wins
     assert (await summary(db))["schema_id"] == 5
-    assert await job_edge_mismatches(db) == []
+    assert await edge_mismatches(db) == {}
 
 
 async def test_output_types_are_or_ed(db: AsyncConnection) -> None:
@@ -107,7 +109,7 @@ async def test_output_types_are_or_ed(db: AsyncConnection) -> None:
     await write(db, "output", op=OP2, types=4)
     await write(db, "output", types=2)
     assert (await summary(db, direction=1))["types"] == 7
-    assert await job_edge_mismatches(db) == []
+    assert await edge_mismatches(db) == {}
 
 
 async def test_a_row_that_changes_jobs_leaves_its_old_summary_stale(db: AsyncConnection) -> None:
@@ -119,7 +121,7 @@ async def test_a_row_that_changes_jobs_leaves_its_old_summary_stale(db: AsyncCon
     assert (await summary(db))["stale"]
     moved = await summary(db, OTHER_JOB)
     assert (moved["num_rows"], moved["stale"]) == (3, False)
-    assert await job_edge_mismatches(db) == []
+    assert await edge_mismatches(db) == {}
 
 
 async def test_an_anchor_moving_earlier_moves_the_first_time(db: AsyncConnection) -> None:
@@ -129,7 +131,7 @@ async def test_an_anchor_moving_earlier_moves_the_first_time(db: AsyncConnection
     await db.execute(text("UPDATE input SET created_at = :at WHERE operation_id = :op"), moved)
     edge = await summary(db)
     assert (edge["num_rows"], edge["first_seen_at"], edge["stale"]) == (10, earlier, False)
-    assert await job_edge_mismatches(db) == []
+    assert await edge_mismatches(db) == {}
 
 
 async def test_a_schema_replaced_at_the_same_time_leaves_the_summary_stale(
@@ -138,7 +140,7 @@ async def test_a_schema_replaced_at_the_same_time_leaves_the_summary_stale(
     await write(db, schema=9)
     await db.execute(text("UPDATE input SET schema_id = 3 WHERE operation_id = :op"), {"op": OP1})
     assert (await summary(db))["stale"]
-    assert await job_edge_mismatches(db) == []
+    assert await edge_mismatches(db) == {}
 
 
 async def test_deleted_rows_leave_their_summaries_stale(db: AsyncConnection) -> None:
@@ -146,4 +148,70 @@ async def test_deleted_rows_leave_their_summaries_stale(db: AsyncConnection) -> 
     await write(db, dataset=OTHER_DATASET, rows=1)
     await db.execute(text("DELETE FROM input WHERE dataset_id = :d"), {"d": DATASET})
     assert (await summary(db))["stale"]
-    assert await job_edge_mismatches(db) == []
+    assert await edge_mismatches(db) == {}
+
+
+async def pair(db: AsyncConnection, target: int = OTHER_DATASET) -> dict[str, Any]:
+    found = await db.execute(
+        text("SELECT * FROM dataset_edge WHERE source_id = :s AND target_id = :t"),
+        {"s": DATASET, "t": target},
+    )
+    return dict(found.mappings().one())
+
+
+@pytest.mark.parametrize("outputs_first", [False, True], ids=["inputs first", "outputs first"])
+async def test_an_operations_inputs_and_outputs_pair_in_either_order(
+    db: AsyncConnection, outputs_first: bool
+) -> None:
+    writes = [
+        partial(write, db, schema=4),
+        partial(write, db, "output", dataset=OTHER_DATASET, rows=10, types=1),
+    ]
+    for step in reversed(writes) if outputs_first else writes:
+        await step()
+    await write(db, op=OP2, schema=6, seen=T + timedelta(hours=1))
+    await write(db, "output", op=OP2, dataset=OTHER_DATASET, rows=5, types=2)
+    edge = await pair(db)
+    assert (edge["num_rows"], edge["rows_known"], edge["types"]) == (15, 2, 3)
+    assert (edge["source_schema_id"], edge["stale"]) == (6, False)
+    assert await edge_mismatches(db) == {}
+
+
+async def test_raised_output_counters_add_their_difference(db: AsyncConnection) -> None:
+    await write(db)
+    await write(db, "output", dataset=OTHER_DATASET, rows=10)
+    await write(db, "output", dataset=OTHER_DATASET, rows=25, seen=T + timedelta(minutes=5))
+    assert (await pair(db))["num_rows"] == 25
+    assert await edge_mismatches(db) == {}
+
+
+async def test_an_anchor_move_of_both_sides_keeps_the_pairs_sums(db: AsyncConnection) -> None:
+    # The consumer moves an operation's inputs, then its outputs (consumer.write.sql.REHOME):
+    # between the two statements the sides' created_at differ.
+    await write(db)
+    await write(db, "output", dataset=OTHER_DATASET, rows=10, files=2)
+    earlier = {"at": T - timedelta(days=40), "op": OP1}
+    for table in ("input", "output"):
+        sql = f"UPDATE {table} SET created_at = :at WHERE operation_id = :op"  # noqa: S608
+        await db.execute(text(sql), earlier)
+    edge = await pair(db)
+    assert (edge["num_rows"], edge["num_files"], edge["first_seen_at"]) == (10, 2, earlier["at"])
+    assert await edge_mismatches(db) == {}
+
+
+async def test_a_source_schema_replaced_at_the_same_time_leaves_the_pair_stale(
+    db: AsyncConnection,
+) -> None:
+    await write(db, schema=9)
+    await write(db, "output", dataset=OTHER_DATASET, rows=1)
+    await db.execute(text("UPDATE input SET schema_id = 3 WHERE operation_id = :op"), {"op": OP1})
+    assert (await pair(db))["stale"]
+    assert await edge_mismatches(db) == {}
+
+
+async def test_deleted_outputs_leave_their_pairs_stale(db: AsyncConnection) -> None:
+    await write(db)
+    await write(db, "output", dataset=OTHER_DATASET, rows=1)
+    await db.execute(text("DELETE FROM output WHERE dataset_id = :d"), {"d": OTHER_DATASET})
+    assert (await pair(db))["stale"]
+    assert await edge_mismatches(db) == {}

@@ -1,5 +1,6 @@
-"""Lineage at JOB granularity reads the summaries of `job_edge` where they cover the asked
-window, and the input and output rows elsewhere: the graphs are the same either way."""
+"""Lineage at JOB and DATASET granularity reads the summaries of `job_edge` and
+`dataset_edge` where they cover the asked window, and the input and output rows elsewhere:
+the graphs are the same either way."""
 
 from datetime import timedelta
 
@@ -11,7 +12,7 @@ from server.lineage import service
 from server.lineage.model import Direction, Granularity, LineageRequest, NodeKind, TimeWindow
 from server.lineage.render import render_json
 from server.lineage.sql import Connection
-from tests.job_edges import job_edge_mismatches
+from tests.edges import edge_mismatches
 from tests.server.lineage_conftest import LineageWorld, conn, lineage_world
 from tests.server.lineage_events import T0
 
@@ -32,13 +33,15 @@ class _RollbackError(Exception):
     """Leaves the transaction that marked every summary stale."""
 
 
-async def _graph(conn: Connection, kind: NodeKind, start: int, window: TimeWindow) -> bytes:
+async def _graph(
+    conn: Connection, granularity: Granularity, kind: NodeKind, start: int, window: TimeWindow
+) -> bytes:
     request = LineageRequest(
         start_kind=kind,
         start_ids=(start,),
         direction=Direction.BOTH,
         depth=3,
-        granularity=Granularity.JOB,
+        granularity=granularity,
         window=window,
         include_column_lineage=False,
         max_nodes=1000,
@@ -46,14 +49,17 @@ async def _graph(conn: Connection, kind: NodeKind, start: int, window: TimeWindo
     return render_json(await service.get_lineage(conn, request))
 
 
-async def _from_rows(conn: Connection, kind: NodeKind, start: int, window: TimeWindow) -> bytes:
+async def _from_rows(
+    conn: Connection, granularity: Granularity, kind: NodeKind, start: int, window: TimeWindow
+) -> bytes:
     """The graph with no summary usable (all stale), in a transaction rolled back after."""
     assert isinstance(conn, asyncpg.Connection)
     try:
         async with conn.transaction():
             await conn.execute("SET TRANSACTION READ WRITE")  # the lineage tuning's default: off
             await conn.execute("UPDATE job_edge SET stale = true")
-            graph = await _graph(conn, kind, start, window)
+            await conn.execute("UPDATE dataset_edge SET stale = true")
+            graph = await _graph(conn, granularity, kind, start, window)
             raise _RollbackError
     except _RollbackError:
         return graph
@@ -63,19 +69,21 @@ async def test_the_scenarios_summaries_equal_their_rows(
     engine: AsyncEngine, lineage_world: LineageWorld
 ) -> None:
     async with engine.connect() as db:
-        assert await job_edge_mismatches(db) == []
+        assert await edge_mismatches(db) == {}
 
 
+@pytest.mark.parametrize("granularity", [Granularity.JOB, Granularity.DATASET])
 @pytest.mark.parametrize("name", WINDOWS)
-async def test_job_graphs_are_the_same_from_summaries_and_from_rows(
-    conn: Connection, lineage_world: LineageWorld, name: str
+async def test_graphs_are_the_same_from_summaries_and_from_rows(
+    conn: Connection, lineage_world: LineageWorld, name: str, granularity: Granularity
 ) -> None:
     window = WINDOWS[name]
     starts = [(NodeKind.DATASET, i) for i in sorted(lineage_world.datasets.values())]
     starts += [(NodeKind.JOB, i) for i in sorted(lineage_world.jobs.values())]
     with_edges = 0
     for kind, start in starts:
-        summarised = await _graph(conn, kind, start, window)
-        assert summarised == await _from_rows(conn, kind, start, window), (kind, start)
-        with_edges += b'"inputs":[]' not in summarised
+        summarised = await _graph(conn, granularity, kind, start, window)
+        from_rows = await _from_rows(conn, granularity, kind, start, window)
+        assert summarised == from_rows, (kind, start)
+        with_edges += b'"inputs":[]' not in summarised or b'"dataset_lineage":[]' not in summarised
     assert (with_edges == 0) == (name == "after everything")
