@@ -20,10 +20,14 @@ Statement-level triggers keep it as `job_edge` (migration 0013) is kept:
 - a schema replaced at the same time, or a deleted row (merges), leaves the pair stale.
 
 Readers use a summary only when it is not stale and covers the window; the rows otherwise
-(`server.lineage.queries`). Filled from the existing rows with both tables locked.
+(`server.lineage.queries`). Filled from the existing rows with both tables locked, by
+`threadline_rebuild_edges()`, which refills both summary tables: what an operator runs
+after dropping old partitions (a dropped partition fires no trigger).
 """
 
+import importlib
 from collections.abc import Sequence
+from types import ModuleType
 
 from alembic import op
 
@@ -172,22 +176,45 @@ def _body(table: str, event: str) -> str:
     return UPSERT.format(contributions=CONTRIBUTIONS[table, event])
 
 
+def _rebuild() -> str:
+    """threadline_rebuild_edges(): both summary tables emptied and filled from the rows,
+    which no one writes meanwhile (the lock waits for writers and holds new ones back)."""
+    job_edges = _module("0013_job_edges")
+    fills = [job_edges._upsert(t, job_edges._rows(t, t)) for t in job_edges.TABLES]  # noqa: SLF001
+    fills.append(UPSERT.format(contributions=_pairs("input", "output", same_time=_SAME_TIME)))
+    body = ";\n".join(
+        ["LOCK TABLE input, output IN SHARE MODE", "DELETE FROM job_edge", *fills[:2]]
+        + ["DELETE FROM dataset_edge", fills[2]]
+    )
+    return f"""
+CREATE FUNCTION threadline_rebuild_edges() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+{body};
+END $$
+"""
+
+
 def upgrade() -> None:
     op.execute(TABLE)
     op.execute(INDEX)
-    # No writes while the summaries are filled: they start equal to the rows.
-    op.execute("LOCK TABLE input, output IN SHARE MODE")
     for table in SIDE:
         for event, tables in EVENTS.items():
             op.execute(FUNCTION.format(table=table, event=event, body=_body(table, event)))
             names = {"table": table, "event": event, "event_upper": event.upper()}
             op.execute(TRIGGER.format(tables=tables, **names))
-    op.execute(UPSERT.format(contributions=_pairs("input", "output", same_time=_SAME_TIME)))
+    op.execute(_rebuild())
+    op.execute("SELECT threadline_rebuild_edges()")
 
 
 def downgrade() -> None:
+    op.execute("DROP FUNCTION IF EXISTS threadline_rebuild_edges()")
     for table in SIDE:
         for event in EVENTS:
             op.execute(f"DROP TRIGGER IF EXISTS dataset_edge_{event} ON {table}")
             op.execute(f"DROP FUNCTION IF EXISTS threadline_dataset_edge_{table}_{event}()")
     op.execute("DROP TABLE IF EXISTS dataset_edge")
+
+
+def _module(name: str) -> ModuleType:
+    # By import_module: the module names start with a digit.
+    return importlib.import_module(f"migrations.versions.{name}")

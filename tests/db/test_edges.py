@@ -215,3 +215,15 @@ async def test_deleted_outputs_leave_their_pairs_stale(db: AsyncConnection) -> N
     await db.execute(text("DELETE FROM output WHERE dataset_id = :d"), {"d": OTHER_DATASET})
     assert (await pair(db))["stale"]
     assert await edge_mismatches(db) == {}
+
+
+async def test_a_rebuild_refills_both_tables_from_the_rows(db: AsyncConnection) -> None:
+    # What an operator runs after dropping partitions, which fire no trigger.
+    await write(db, rows=10)
+    await write(db, "output", dataset=OTHER_DATASET, rows=3)
+    await db.execute(text("UPDATE job_edge SET num_rows = -1, stale = true"))
+    await db.execute(text("UPDATE dataset_edge SET num_rows = -1, stale = true"))
+    await db.execute(text("SELECT threadline_rebuild_edges()"))
+    assert ((await summary(db))["num_rows"], (await summary(db))["stale"]) == (10, False)
+    assert ((await pair(db))["num_rows"], (await pair(db))["stale"]) == (3, False)
+    assert await edge_mismatches(db) == {}
