@@ -18,8 +18,9 @@ transition tables (one upsert per statement, the rows grouped by pair):
 A reader uses a summary only when it is not stale and its time bounds lie inside the
 asked window (`server.lineage.queries`), and the rows otherwise. The summaries are
 filled from the existing rows with both tables locked against writes, so they start
-exact. `fillfactor` 30: nearly every write updates a summary in place (HOT): ingest lost
-~6% with it and ~10% without (benchmarks/README.md, forty-first set).
+exact. `fillfactor` 30: nearly every write updates a summary in place (HOT). Through the
+consumer's pipeline without Kafka (`grown.py`) ingest lost ~6% with it and ~9% without;
+through Kafka, 1.6-4.8% (benchmarks/README.md, forty-first set).
 """
 
 from collections.abc import Sequence
