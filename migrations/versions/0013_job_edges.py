@@ -32,11 +32,8 @@ down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-TABLE = """
-CREATE TABLE job_edge (
-  dataset_id bigint NOT NULL,
-  direction smallint NOT NULL,
-  job_id bigint NOT NULL,
+# What every summary table keeps besides its keys and schemas (0014's dataset_edge too).
+SUMMARY_COLUMNS = """
   num_rows bigint NOT NULL,
   rows_known bigint NOT NULL,
   num_bytes bigint NOT NULL,
@@ -47,7 +44,12 @@ CREATE TABLE job_edge (
   first_seen_at timestamptz,
   last_created_at timestamptz,
   last_seen_at timestamptz,
-  earliest_seen_at timestamptz,
+  earliest_seen_at timestamptz,"""
+TABLE = f"""
+CREATE TABLE job_edge (
+  dataset_id bigint NOT NULL,
+  direction smallint NOT NULL,
+  job_id bigint NOT NULL,{SUMMARY_COLUMNS}
   schema_seen_at timestamptz,
   schema_id bigint,
   stale boolean NOT NULL,
@@ -56,44 +58,51 @@ CREATE TABLE job_edge (
 """
 INDEX = "CREATE INDEX ix_job_edge_job_id ON job_edge (job_id, direction)"
 
-# One upsert of the grouped contributions `c` (a row's values, or the negated counters of
-# a row's old version). The schema is the one of the latest row (by last_event_time) that
-# has one, the greater id on equal times: what the JOB level's probe returns.
-UPSERT = """
-INSERT INTO job_edge AS e (dataset_id, direction, job_id, num_rows, rows_known, num_bytes,
-  bytes_known, num_files, files_known, types, first_seen_at, last_created_at, last_seen_at,
-  earliest_seen_at, schema_seen_at, schema_id, stale)
-SELECT dataset_id, {direction}, job_id, coalesce(sum(num_rows), 0), sum(rk),
-       coalesce(sum(num_bytes), 0), sum(bk), coalesce(sum(num_files), 0), sum(fk),
-       {types}, min(created_at), max(created_at), max(last_event_time), min(last_event_time),
-       max(last_event_time) FILTER (WHERE schema_id IS NOT NULL),
-       (max(ARRAY[(extract(epoch FROM last_event_time) * 1000000)::bigint, schema_id])
-          FILTER (WHERE schema_id IS NOT NULL))[2],
-       bool_or(lost)
-FROM ({contributions}) AS c
-GROUP BY dataset_id, job_id
-ORDER BY dataset_id, job_id
-ON CONFLICT (dataset_id, direction, job_id) DO UPDATE SET
+# How a summary takes a statement's grouped contributions `excluded` (0014's too): sums and
+# counts added, bounds widened, the stale flag kept once set.
+SUMMARY_SET = """
   num_rows = e.num_rows + excluded.num_rows,
   rows_known = e.rows_known + excluded.rows_known,
   num_bytes = e.num_bytes + excluded.num_bytes,
   bytes_known = e.bytes_known + excluded.bytes_known,
   num_files = e.num_files + excluded.num_files,
   files_known = e.files_known + excluded.files_known,
-  types = {types_set},
   first_seen_at = LEAST(e.first_seen_at, excluded.first_seen_at),
   last_created_at = GREATEST(e.last_created_at, excluded.last_created_at),
   last_seen_at = GREATEST(e.last_seen_at, excluded.last_seen_at),
   earliest_seen_at = LEAST(e.earliest_seen_at, excluded.earliest_seen_at),
-  schema_id = CASE
-    WHEN excluded.schema_seen_at IS NULL THEN e.schema_id
-    WHEN e.schema_seen_at IS NULL OR excluded.schema_seen_at > e.schema_seen_at
-      THEN excluded.schema_id
-    WHEN excluded.schema_seen_at = e.schema_seen_at
-      THEN GREATEST(e.schema_id, excluded.schema_id)
-    ELSE e.schema_id END,
-  schema_seen_at = GREATEST(e.schema_seen_at, excluded.schema_seen_at),
-  stale = e.stale OR excluded.stale
+  stale = e.stale OR excluded.stale,"""
+# The latest schema of rows: the greatest [time in microseconds, schema id], so the greater
+# id on equal times, what the JOB level's probe returns; and how a summary takes a newer one
+# (`{p}`: the columns' prefix).
+LATEST_SCHEMA = """(max(ARRAY[(extract(epoch FROM {seen}) * 1000000)::bigint, {schema}])
+          FILTER (WHERE {schema} IS NOT NULL))[2]"""
+NEWER_SCHEMA = """
+  {p}schema_id = CASE
+    WHEN excluded.{p}schema_seen_at IS NULL THEN e.{p}schema_id
+    WHEN e.{p}schema_seen_at IS NULL OR excluded.{p}schema_seen_at > e.{p}schema_seen_at
+      THEN excluded.{p}schema_id
+    WHEN excluded.{p}schema_seen_at = e.{p}schema_seen_at
+      THEN GREATEST(e.{p}schema_id, excluded.{p}schema_id)
+    ELSE e.{p}schema_id END,
+  {p}schema_seen_at = GREATEST(e.{p}schema_seen_at, excluded.{p}schema_seen_at)"""
+# One upsert of the grouped contributions `c` (a row's values, or the negated counters of
+# a row's old version).
+UPSERT = f"""
+INSERT INTO job_edge AS e (dataset_id, direction, job_id, num_rows, rows_known, num_bytes,
+  bytes_known, num_files, files_known, types, first_seen_at, last_created_at, last_seen_at,
+  earliest_seen_at, schema_seen_at, schema_id, stale)
+SELECT dataset_id, {{direction}}, job_id, coalesce(sum(num_rows), 0), sum(rk),
+       coalesce(sum(num_bytes), 0), sum(bk), coalesce(sum(num_files), 0), sum(fk),
+       {{types}}, min(created_at), max(created_at), max(last_event_time), min(last_event_time),
+       max(last_event_time) FILTER (WHERE schema_id IS NOT NULL),
+       {LATEST_SCHEMA.format(seen="last_event_time", schema="schema_id")},
+       bool_or(lost)
+FROM ({{contributions}}) AS c
+GROUP BY dataset_id, job_id
+ORDER BY dataset_id, job_id
+ON CONFLICT (dataset_id, direction, job_id) DO UPDATE SET{SUMMARY_SET}
+  types = {{types_set}},{NEWER_SCHEMA.format(p="")}
 """
 # Columns of a contribution: dataset_id, job_id, num_rows, num_bytes, num_files, rk, bk, fk
 # (1 where the counter is known), types, created_at, last_event_time, schema_id, lost.
@@ -120,16 +129,17 @@ SELECT DISTINCT dataset_id, job_id, 0::bigint AS num_rows, 0::bigint AS num_byte
        NULL::timestamptz AS created_at, NULL::timestamptz AS last_event_time,
        NULL::bigint AS schema_id, true AS lost
 FROM o"""
+# A summary table's (`summary`) trigger on `table` for `event`, and its function (0014's too).
 FUNCTION = """
-CREATE FUNCTION threadline_job_edge_{table}_{event}() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION threadline_{summary}_{table}_{event}() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 {body};
 RETURN NULL;
 END $$
 """
 TRIGGER = """
-CREATE TRIGGER job_edge_{event} AFTER {event_upper} ON {table}
-REFERENCING {tables} FOR EACH STATEMENT EXECUTE FUNCTION threadline_job_edge_{table}_{event}()
+CREATE TRIGGER {summary}_{event} AFTER {event_upper} ON {table}
+REFERENCING {tables} FOR EACH STATEMENT EXECUTE FUNCTION threadline_{summary}_{table}_{event}()
 """
 TABLES = {"input": 0, "output": 1}
 EVENTS = {
@@ -139,7 +149,7 @@ EVENTS = {
 }
 
 
-def _upsert(table: str, contributions: str) -> str:
+def upsert(table: str, contributions: str) -> str:
     output = table == "output"
     return UPSERT.format(
         direction=TABLES[table],
@@ -149,15 +159,15 @@ def _upsert(table: str, contributions: str) -> str:
     )
 
 
-def _rows(table: str, source: str) -> str:
+def rows(table: str, source: str) -> str:
     return ROWS.format(types="types" if table == "output" else "NULL::int", source=source)
 
 
 def _contributions(table: str, event: str) -> str:
     if event == "insert":
-        return _rows(table, "n")
+        return rows(table, "n")
     if event == "update":
-        return f"{_rows(table, 'n')} UNION ALL {OLD_ROWS}"
+        return f"{rows(table, 'n')} UNION ALL {OLD_ROWS}"
     return DELETED
 
 
@@ -168,11 +178,10 @@ def upgrade() -> None:
     op.execute("LOCK TABLE input, output IN SHARE MODE")
     for table in TABLES:
         for event, tables in EVENTS.items():
-            body = _upsert(table, _contributions(table, event))
-            op.execute(FUNCTION.format(table=table, event=event, body=body))
-            names = {"table": table, "event": event, "event_upper": event.upper()}
-            op.execute(TRIGGER.format(tables=tables, **names))
-        op.execute(_upsert(table, _rows(table, table)))
+            names = {"summary": "job_edge", "table": table, "event": event}
+            op.execute(FUNCTION.format(body=upsert(table, _contributions(table, event)), **names))
+            op.execute(TRIGGER.format(tables=tables, event_upper=event.upper(), **names))
+        op.execute(upsert(table, rows(table, table)))
 
 
 def downgrade() -> None:

@@ -36,21 +36,18 @@ down_revision: str | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-TABLE = """
+def _module(name: str) -> ModuleType:
+    # By import_module: the module names start with a digit.
+    return importlib.import_module(f"migrations.versions.{name}")
+
+
+# The summary columns, merge rules and the job summaries' fill, as 0013 has them.
+JOB_EDGES = _module("0013_job_edges")
+
+TABLE = f"""
 CREATE TABLE dataset_edge (
   source_id bigint NOT NULL,
-  target_id bigint NOT NULL,
-  num_rows bigint NOT NULL,
-  rows_known bigint NOT NULL,
-  num_bytes bigint NOT NULL,
-  bytes_known bigint NOT NULL,
-  num_files bigint NOT NULL,
-  files_known bigint NOT NULL,
-  types integer,
-  first_seen_at timestamptz,
-  last_created_at timestamptz,
-  last_seen_at timestamptz,
-  earliest_seen_at timestamptz,
+  target_id bigint NOT NULL,{JOB_EDGES.SUMMARY_COLUMNS}
   source_schema_seen_at timestamptz,
   source_schema_id bigint,
   target_schema_seen_at timestamptz,
@@ -61,16 +58,8 @@ CREATE TABLE dataset_edge (
 """
 INDEX = "CREATE INDEX ix_dataset_edge_target_id ON dataset_edge (target_id)"
 
-# The latest schema of one side: the greatest [time in microseconds, schema id].
-_LATEST = """(max(ARRAY[(extract(epoch FROM {seen}) * 1000000)::bigint, {schema}])
-          FILTER (WHERE {schema} IS NOT NULL))[2]"""
-_NEWER = """CASE
-    WHEN excluded.{side}_schema_seen_at IS NULL THEN e.{side}_schema_id
-    WHEN e.{side}_schema_seen_at IS NULL
-      OR excluded.{side}_schema_seen_at > e.{side}_schema_seen_at THEN excluded.{side}_schema_id
-    WHEN excluded.{side}_schema_seen_at = e.{side}_schema_seen_at
-      THEN GREATEST(e.{side}_schema_id, excluded.{side}_schema_id)
-    ELSE e.{side}_schema_id END"""
+_LATEST = JOB_EDGES.LATEST_SCHEMA
+_SCHEMAS = ",".join(JOB_EDGES.NEWER_SCHEMA.format(p=side) for side in ("source_", "target_"))
 UPSERT = f"""
 INSERT INTO dataset_edge AS e (source_id, target_id, num_rows, rows_known, num_bytes,
   bytes_known, num_files, files_known, types, first_seen_at, last_created_at, last_seen_at,
@@ -87,23 +76,8 @@ SELECT source_id, target_id, coalesce(sum(num_rows), 0), sum(rk), coalesce(sum(n
 FROM ({{contributions}}) AS c
 GROUP BY source_id, target_id
 ORDER BY source_id, target_id
-ON CONFLICT (source_id, target_id) DO UPDATE SET
-  num_rows = e.num_rows + excluded.num_rows,
-  rows_known = e.rows_known + excluded.rows_known,
-  num_bytes = e.num_bytes + excluded.num_bytes,
-  bytes_known = e.bytes_known + excluded.bytes_known,
-  num_files = e.num_files + excluded.num_files,
-  files_known = e.files_known + excluded.files_known,
-  types = coalesce(e.types | excluded.types, e.types, excluded.types),
-  first_seen_at = LEAST(e.first_seen_at, excluded.first_seen_at),
-  last_created_at = GREATEST(e.last_created_at, excluded.last_created_at),
-  last_seen_at = GREATEST(e.last_seen_at, excluded.last_seen_at),
-  earliest_seen_at = LEAST(e.earliest_seen_at, excluded.earliest_seen_at),
-  source_schema_id = {_NEWER.format(side="source")},
-  source_schema_seen_at = GREATEST(e.source_schema_seen_at, excluded.source_schema_seen_at),
-  target_schema_id = {_NEWER.format(side="target")},
-  target_schema_seen_at = GREATEST(e.target_schema_seen_at, excluded.target_schema_seen_at),
-  stale = e.stale OR excluded.stale
+ON CONFLICT (source_id, target_id) DO UPDATE SET{JOB_EDGES.SUMMARY_SET}
+  types = coalesce(e.types | excluded.types, e.types, excluded.types),{_SCHEMAS}
 """
 # A contribution: source_id, target_id, the output's counters (negated for an old version)
 # and whether each is known, its types and created_at, each side's time and schema, lost.
@@ -151,22 +125,6 @@ CONTRIBUTIONS = {
 STALE = """
 UPDATE dataset_edge SET stale = true
 WHERE {column} IN (SELECT DISTINCT dataset_id FROM o) AND NOT stale"""
-FUNCTION = """
-CREATE FUNCTION threadline_dataset_edge_{table}_{event}() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-{body};
-RETURN NULL;
-END $$
-"""
-TRIGGER = """
-CREATE TRIGGER dataset_edge_{event} AFTER {event_upper} ON {table}
-REFERENCING {tables} FOR EACH STATEMENT EXECUTE FUNCTION threadline_dataset_edge_{table}_{event}()
-"""
-EVENTS = {
-    "insert": "NEW TABLE AS n",
-    "update": "OLD TABLE AS o NEW TABLE AS n",
-    "delete": "OLD TABLE AS o",
-}
 SIDE = {"input": "source_id", "output": "target_id"}
 
 
@@ -179,8 +137,7 @@ def _body(table: str, event: str) -> str:
 def _rebuild() -> str:
     """threadline_rebuild_edges(): both summary tables emptied and filled from the rows,
     which no one writes meanwhile (the lock waits for writers and holds new ones back)."""
-    job_edges = _module("0013_job_edges")
-    fills = [job_edges._upsert(t, job_edges._rows(t, t)) for t in job_edges.TABLES]  # noqa: SLF001
+    fills = [JOB_EDGES.upsert(t, JOB_EDGES.rows(t, t)) for t in JOB_EDGES.TABLES]
     fills.append(UPSERT.format(contributions=_pairs("input", "output", same_time=_SAME_TIME)))
     body = ";\n".join(
         ["LOCK TABLE input, output IN SHARE MODE", "DELETE FROM job_edge", *fills[:2]]
@@ -198,10 +155,10 @@ def upgrade() -> None:
     op.execute(TABLE)
     op.execute(INDEX)
     for table in SIDE:
-        for event, tables in EVENTS.items():
-            op.execute(FUNCTION.format(table=table, event=event, body=_body(table, event)))
-            names = {"table": table, "event": event, "event_upper": event.upper()}
-            op.execute(TRIGGER.format(tables=tables, **names))
+        for event, tables in JOB_EDGES.EVENTS.items():
+            names = {"summary": "dataset_edge", "table": table, "event": event}
+            op.execute(JOB_EDGES.FUNCTION.format(body=_body(table, event), **names))
+            op.execute(JOB_EDGES.TRIGGER.format(tables=tables, event_upper=event.upper(), **names))
     op.execute(_rebuild())
     op.execute("SELECT threadline_rebuild_edges()")
 
@@ -209,12 +166,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.execute("DROP FUNCTION IF EXISTS threadline_rebuild_edges()")
     for table in SIDE:
-        for event in EVENTS:
+        for event in JOB_EDGES.EVENTS:
             op.execute(f"DROP TRIGGER IF EXISTS dataset_edge_{event} ON {table}")
             op.execute(f"DROP FUNCTION IF EXISTS threadline_dataset_edge_{table}_{event}()")
     op.execute("DROP TABLE IF EXISTS dataset_edge")
-
-
-def _module(name: str) -> ModuleType:
-    # By import_module: the module names start with a digit.
-    return importlib.import_module(f"migrations.versions.{name}")

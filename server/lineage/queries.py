@@ -101,20 +101,23 @@ ROW_BY_ROW = frozenset({PROCESS_COLUMN[NodeKind.OPERATION], PROCESS_COLUMN[NodeK
 # it) and it is not stale; the other pairs of the frontier are summed from their rows as
 # before. On the 1M-event benchmark database at depth 5, JOB graphs from datasets answered in
 # 14.6 ms p95 against 76.1 (from jobs 21.7 against 74.4); at depth 3 on 40k events, 6.6
-# against 7.0 ms (benchmarks/README.md, forty-first set). `uncovered` is nearly always empty:
-# the rows' part then reads nothing (an empty array).
-_JOB_EDGES = """(
+# against 7.0 ms (benchmarks/README.md, forty-first set).
+# _SUMMARIES: a level's summaries (`table`: job_edge or dataset_edge) in the frontier that
+# cover the window, then the level's rows' form (`rows`) for the pairs that are not covered,
+# which reads its frontier and pairs from `uncovered`. That is nearly always empty: the
+# rows' part then reads nothing (an empty array).
+_SUMMARIES = """(
 WITH e AS (
-  SELECT * FROM job_edge WHERE {where} = ANY({frontier}) AND direction = {direction}
+  SELECT * FROM {table} WHERE {near} = ANY({frontier}){only}
 ), uncovered AS (
-  SELECT dataset_id, job_id FROM e
+  SELECT {keys} FROM e
   WHERE e.stale OR e.last_created_at > :until OR e.earliest_seen_at < :since
 )
-SELECT '{dir}' AS dir, dataset_id, job_id AS process_id,
+SELECT '{dir}' AS dir, {columns},
        CASE WHEN rows_known > 0 THEN num_rows END AS num_rows,
        CASE WHEN bytes_known > 0 THEN num_bytes END AS num_bytes,
        CASE WHEN files_known > 0 THEN num_files END AS num_files,
-       types, first_seen_at, last_seen_at, schema_id
+       types, first_seen_at, last_seen_at, {schemas}
 FROM e WHERE NOT e.stale AND e.last_created_at <= :until AND e.earliest_seen_at >= :since
 UNION ALL
 {rows}
@@ -153,11 +156,15 @@ def _io_select(part: IOPart, frontier: str, *, grouped: bool) -> str:
     rows = _IO_PROBED.format(table=part.table, group=part.group, aggregate=aggregate)
     if not summarised:
         return rows
-    return _JOB_EDGES.format(
-        where=part.where,
+    return _SUMMARIES.format(
+        table="job_edge",
+        near=part.where,
         frontier=frontier,
-        direction=_DIRECTION_CODE[part.table],
+        only=f" AND direction = {_DIRECTION_CODE[part.table]}",
+        keys="dataset_id, job_id",
         dir=part.direction,
+        columns="dataset_id, job_id AS process_id",
+        schemas="schema_id",
         rows=rows,
     )
 
@@ -285,23 +292,7 @@ WHERE {near}.dataset_id = ANY({frontier}) AND {near}.created_at <= :until
 GROUP BY i.dataset_id, o.dataset_id
 """
 # The summaries of dataset_edge (migration 0014) answer for the pairs they cover, as
-# job_edge's do for JOB levels (_JOB_EDGES); the rows are joined for the others.
-_DATASET_EDGES = """(
-WITH e AS (
-  SELECT * FROM dataset_edge WHERE {near_id} = ANY({frontier})
-), uncovered AS (
-  SELECT source_id, target_id FROM e
-  WHERE e.stale OR e.last_created_at > :until OR e.earliest_seen_at < :since
-)
-SELECT '{dir}' AS dir, source_id, target_id,
-       CASE WHEN rows_known > 0 THEN num_rows END AS num_rows,
-       CASE WHEN bytes_known > 0 THEN num_bytes END AS num_bytes,
-       CASE WHEN files_known > 0 THEN num_files END AS num_files,
-       types, first_seen_at, last_seen_at, source_schema_id, target_schema_id
-FROM e WHERE NOT e.stale AND e.last_created_at <= :until AND e.earliest_seen_at >= :since
-UNION ALL
-{rows}
-)"""
+# job_edge's do for JOB levels; the rows are joined for the others.
 _UNCOVERED_DATASET_PAIRS = (
     "\n  AND (i.dataset_id, o.dataset_id) IN (SELECT source_id, target_id FROM uncovered)"
 )
@@ -325,8 +316,19 @@ def dataset_level_statement(directions: tuple[str, ...], *, from_start: bool = F
             pairs=_UNCOVERED_DATASET_PAIRS,
         )
         frontier = _frontier(direction, from_start=from_start)
-        edges = _DATASET_EDGES.format(near_id=near_id, frontier=frontier, dir=direction, rows=rows)
-        parts.append(edges)
+        parts.append(
+            _SUMMARIES.format(
+                table="dataset_edge",
+                near=near_id,
+                frontier=frontier,
+                only="",
+                keys="source_id, target_id",
+                dir=direction,
+                columns="source_id, target_id",
+                schemas="source_schema_id, target_schema_id",
+                rows=rows,
+            )
+        )
     level = " UNION ALL ".join(parts)
     reached = f"CASE dir WHEN '{DOWN}' THEN target_id ELSE source_id END"
     return _with_symlinks(level, reached, from_start=from_start)
